@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Build the page: compile the library to wasm and generate its JS bindings
+# into www/pkg (build output, not committed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+cargo build --release --target wasm32-unknown-unknown --lib
+wasm-bindgen --target web --no-typescript --out-dir www/pkg \
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/plateau.wasm"
+echo "build-web: wrote www/pkg/"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Everything CI checks, plus clippy for both targets. Run before pushing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings
+cargo clippy --release --lib --target wasm32-unknown-unknown -- -D warnings
+bash scripts/test.sh

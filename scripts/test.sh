@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Run every test, in order, stopping at the first failure:
+#   setup, rustfmt check, native tests, web build, browser unit tests, end-to-end tests.
+# Each stage is announced and timed; a table of seconds per stage is printed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+LOGS="$(mktemp -d)"
+trap 'rm -rf "$LOGS"' EXIT
+
+STAGES=6
+names=()
+secs=()
+
+report() {
+  echo
+  echo "==> stage times"
+  local i
+  for i in "${!names[@]}"; do
+    printf '  %-26s %6ss\n' "${names[$i]}" "${secs[$i]}"
+  done
+}
+
+# stage NAME CMD...: run CMD with its output shown and kept in $LOGS/NAME.log.
+stage() {
+  local name="$1"
+  shift
+  local n=$((${#names[@]} + 1))
+  echo
+  echo "==> [$n/$STAGES] $name: $*"
+  local t0=$SECONDS rc=0
+  "$@" 2>&1 | tee "$LOGS/$name.log" || rc=$?
+  names+=("$name")
+  secs+=($((SECONDS - t0)))
+  if [ "$rc" -ne 0 ]; then
+    echo "==> FAILED: $name (exit $rc)"
+    report
+    exit "$rc"
+  fi
+}
+
+stage setup bash scripts/setup.sh
+stage fmt cargo fmt --check
+# Native tests in release: burn in debug is too slow.
+stage native-tests cargo test --release
+stage build-web bash scripts/build-web.sh
+# Browser unit tests (wasm-bindgen-test in headless Chromium).
+# wasm-pack must not download anything: --mode no-install makes it fail instead,
+# --chromedriver skips its driver lookup, and it picks the wasm-bindgen CLI of the
+# exact Cargo.lock version from PATH (setup.sh installs it). The first `--` ends
+# wasm-pack's options; the second separates `cargo build` options from test-binary
+# options, so --nocapture reaches wasm-bindgen-test-runner only.
+# The runner reads browser capabilities from webdriver.json.
+stage browser-tests env \
+  WASM_BINDGEN_TEST_TIMEOUT=600 \
+  CHROMEDRIVER=/usr/bin/chromedriver \
+  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
+  wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
+  --release --mode no-install -- -- --nocapture
+stage e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
+
+report
+
+# Count tests from the logs: libtest-style "test result:" lines (cargo test and
+# wasm-bindgen-test-runner) and node's "pass"/"fail" summary. Print a total only
+# if every test stage reported at least one summary line.
+count_libtest() { # FILE -> "passed failed lines"
+  awk '/^test result: (ok|FAILED)\. [0-9]+ passed; [0-9]+ failed/ {
+         p += $4; f += $6; n++ } END { print p + 0, f + 0, n + 0 }' "$1"
+}
+count_node() {
+  awk '/^(# |ℹ )pass [0-9]+$/ { p += $NF; n++ } /^(# |ℹ )fail [0-9]+$/ { f += $NF }
+       END { print p + 0, f + 0, n + 0 }' "$1"
+}
+total_p=0
+total_f=0
+counted=1
+for s in native-tests browser-tests e2e; do
+  if [ "$s" = e2e ]; then
+    read -r p f n < <(count_node "$LOGS/$s.log")
+  else
+    read -r p f n < <(count_libtest "$LOGS/$s.log")
+  fi
+  [ "$n" -gt 0 ] || counted=0
+  total_p=$((total_p + p))
+  total_f=$((total_f + f))
+done
+echo
+if [ "$counted" -eq 1 ]; then
+  echo "$total_p passed, $total_f failed"
+else
+  echo "all stages passed (test count unavailable: a stage printed no test summary)"
+fi

@@ -1,0 +1,373 @@
+//! The native command-line front end of the engine (`src/bin/plateau.rs` calls [`main`]).
+//!
+//! ```text
+//! plateau run --experiment mws [--preset paper|interactive] [--seed S] [--steps N] [--c C]
+//!             [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
+//!             [--backend flex|ndarray|wgpu] --out FILE.csv
+//! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
+//!             [--out REPRODUCTION.md] [--csv-dir results]
+//! plateau bench [--preset interactive] [--steps N]
+//! plateau params
+//! ```
+//! Every experiment flag is a key of the config schema (`plateau params` lists them with their
+//! ranges); a bad flag or value prints a message naming it and exits with status 2.
+
+use crate::backend::{self, BackendKind};
+use crate::config::{describe, Preset, RunConfig, PARAMS};
+use crate::train::{block_on, Status, Trainer};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage:
+  plateau run [--experiment mws|prefix-sum] [--preset paper|interactive] [--seed S] [--steps N]
+              [--c C] [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
+              [--backend flex|ndarray|wgpu] [--quiet] --out FILE.csv
+  plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
+              [--steps N] [--out REPRODUCTION.md] [--csv-dir DIR]
+  plateau bench [--preset interactive|paper] [--steps N]
+  plateau params        list every experiment parameter with its range";
+
+/// A command-line error: message and exit status 2.
+pub struct CliError(pub String);
+
+impl<E: std::fmt::Display> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+/// Flags after the subcommand: experiment keys go into the config (strictly validated), the rest
+/// are returned by name.
+pub struct Flags {
+    /// The experiment config, preset first.
+    pub cfg: RunConfig,
+    /// Non-config flags (`out`, `backend`, `seeds`, …) and their values (`""` for switches).
+    pub extra: Vec<(String, String)>,
+}
+
+const SWITCHES: &[&str] = &["quiet"];
+
+/// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
+pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {
+    let mut pairs: Vec<(String, String)> = vec![];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let Some(key) = a.strip_prefix("--") else {
+            return Err(CliError(format!("unexpected argument '{a}' (flags look like --key value)")));
+        };
+        let (key, inline) = match key.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (key.to_string(), None),
+        };
+        if SWITCHES.contains(&key.as_str()) && allowed_extra.contains(&key.as_str()) {
+            pairs.push((key, String::new()));
+            i += 1;
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                args.get(i).cloned().ok_or_else(|| CliError(format!("flag --{key} needs a value")))?
+            }
+        };
+        pairs.push((key, value));
+        i += 1;
+    }
+    let mut cfg = RunConfig::preset(Preset::Interactive);
+    if let Some((_, p)) = pairs.iter().find(|(k, _)| k == "preset") {
+        cfg = RunConfig::preset(Preset::parse(p).ok_or_else(|| {
+            CliError(format!(
+                "invalid value {p:?} for '--preset': allowed {}",
+                describe(crate::config::spec("preset").unwrap().kind)
+            ))
+        })?);
+    }
+    let mut extra = vec![];
+    for (k, v) in pairs {
+        if k == "preset" {
+            continue;
+        }
+        if crate::config::spec(&k).is_some() {
+            cfg.set(&k, &v).map_err(|e| CliError(format!("--{} {:?}: allowed {}", e.key, e.value, e.allowed)))?;
+        } else if allowed_extra.contains(&k.as_str()) {
+            extra.push((k, v));
+        } else {
+            return Err(CliError(format!("unknown flag --{k}; see `plateau params` and `plateau --help`")));
+        }
+    }
+    Ok(Flags { cfg, extra })
+}
+
+impl Flags {
+    /// A non-config flag's value.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.extra.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+    /// The `--backend` flag (default: the chosen CPU backend).
+    pub fn backend(&self) -> Result<BackendKind, CliError> {
+        match self.get("backend") {
+            None => Ok(backend::CPU),
+            Some(b) => BackendKind::parse(b)
+                .ok_or_else(|| CliError(format!("--backend {b:?}: allowed flex, ndarray, wgpu, cpu"))),
+        }
+    }
+}
+
+/// Trains one run to the end, with a progress bar on stderr unless `quiet`. Returns the trainer
+/// (its history) and the wall time in seconds.
+pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Trainer, f64), CliError> {
+    let mut run = Trainer::new(cfg, &backend::device(kind))?;
+    let total = run.config().steps;
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let mut last_draw = Instant::now();
+    let mut last_pct = usize::MAX;
+    loop {
+        let status = block_on(run.advance());
+        let s = run.step();
+        if !quiet {
+            let pct = s * 100 / total.max(1);
+            let due = if tty { last_draw.elapsed().as_millis() > 150 } else { pct / 10 != last_pct / 10 };
+            if due || status != Status::Running {
+                last_draw = Instant::now();
+                last_pct = pct;
+                let row = run.history.rows.last();
+                let width = 30;
+                let filled = width * s / total.max(1);
+                let rate = s as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                let line = format!(
+                    "{label} [{}{}] {s}/{total} loss {:.3} test_acc {:.2} ({rate:.1} steps/s)",
+                    "#".repeat(filled),
+                    ".".repeat(width - filled),
+                    row.map_or(f64::NAN, |r| r.loss),
+                    row.map_or(f64::NAN, |r| r.test_acc),
+                );
+                if tty {
+                    eprint!("\r{line}\x1b[K");
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+        }
+        match status {
+            Status::Running => {}
+            Status::Finished => break,
+            Status::Diverged(msg) => {
+                if !quiet && tty {
+                    eprintln!();
+                }
+                eprintln!("{msg}");
+                break;
+            }
+        }
+    }
+    if !quiet && tty {
+        eprintln!();
+    }
+    Ok((run, start.elapsed().as_secs_f64()))
+}
+
+fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
+    let flags = parse_flags(args, &["out", "backend", "quiet"])?;
+    let out = flags.get("out").ok_or_else(|| CliError("run needs --out FILE.csv".into()))?.to_string();
+    let kind = flags.backend()?;
+    let n = flags.cfg.n;
+    let (run, secs) = train(flags.cfg.clone(), kind, flags.get("quiet").is_some(), "run")?;
+    std::fs::write(&out, run.history.to_csv(n)).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+    eprintln!(
+        "{} rows → {out} ({:.1} s, {:.2} steps/s, {})",
+        run.history.rows.len(),
+        secs,
+        run.step() as f64 / secs,
+        kind.name()
+    );
+    Ok(match run.status() {
+        Status::Diverged(_) => ExitCode::from(3),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+fn cmd_params() -> Result<ExitCode, CliError> {
+    let paper = RunConfig::preset(Preset::Paper);
+    let inter = RunConfig::preset(Preset::Interactive);
+    println!("{:<16} {:<12} {:<12} {:<5} {}", "flag", "paper", "interactive", "live", "allowed — what it does");
+    for p in PARAMS {
+        println!(
+            "--{:<14} {:<12} {:<12} {:<5} {} — {}",
+            p.key,
+            paper.get(p.key).unwrap(),
+            inter.get(p.key).unwrap(),
+            if p.live { "yes" } else { "reset" },
+            describe(p.kind),
+            p.doc
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
+    let flags = parse_flags(args, &["backends"])?;
+    let mut cfg = flags.cfg.clone();
+    let steps = cfg.steps.min(20);
+    cfg.steps = steps;
+    cfg.eval_every = 1_000_000;
+    cfg.snapshot_every = 1_000_000;
+    let kinds: Vec<BackendKind> = flags
+        .get("backends")
+        .unwrap_or("flex,ndarray")
+        .split(',')
+        .map(|b| BackendKind::parse(b.trim()).ok_or_else(|| CliError(format!("--backends: unknown backend {b:?}"))))
+        .collect::<Result<_, _>>()?;
+    println!(
+        "training step, preset {} (d {}, n {}, batch {}), {} timed steps after 3 warm-up steps",
+        cfg.preset.name(),
+        cfg.d_model,
+        cfg.n,
+        cfg.batch,
+        steps
+    );
+    let mut base = None;
+    for kind in kinds {
+        let mut run = Trainer::new(cfg.clone(), &backend::device(kind))?;
+        for _ in 0..3 {
+            block_on(run.advance());
+        }
+        let mut c2 = cfg.clone();
+        c2.steps = steps + 3;
+        let mut run2 = Trainer::new(c2, &backend::device(kind))?;
+        for _ in 0..3 {
+            block_on(run2.advance());
+        }
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            block_on(run2.advance());
+        }
+        let ms = t0.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+        let b = *base.get_or_insert(ms);
+        println!("{:<14} {:>9.2} ms/step {:>8.2} steps/s  ratio to first {:.2}", kind.name(), ms, 1000.0 / ms, ms / b);
+        std::io::stdout().flush().ok();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the CLI on the process arguments.
+pub fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("run") => cmd_run(&args[1..]),
+        Some("reproduce") => cmd_reproduce(&args[1..]),
+        Some("bench") => cmd_bench(&args[1..]),
+        Some("params") => cmd_params(),
+        Some("-h") | Some("--help") | Some("help") => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(other) => Err(CliError(format!("unknown command '{other}'\n{USAGE}"))),
+        None => Err(CliError(USAGE.to_string())),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `plateau reproduce`: the paper's c sweep over seeds; writes one CSV per run and rewrites this
+/// preset's section of `REPRODUCTION.md` from the recorded numbers.
+fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
+    use crate::report;
+    let flags = parse_flags(args, &["seeds", "cs", "out", "csv-dir", "backend", "quiet", "long-factor"])?;
+    let parse_list = |key: &str, default: &str| -> Result<Vec<f64>, CliError> {
+        flags
+            .get(key)
+            .unwrap_or(default)
+            .split(',')
+            .map(|v| v.trim().parse::<f64>().map_err(|_| CliError(format!("--{key}: {v:?} is not a number"))))
+            .collect()
+    };
+    let seeds = parse_list("seeds", "0,1,2")?;
+    let cs = parse_list("cs", "0.5,1,2.5,10")?;
+    let long: usize =
+        flags.get("long-factor").unwrap_or("5").parse().map_err(|_| CliError("--long-factor: an integer".into()))?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let kind = flags.backend()?;
+    std::fs::create_dir_all(&csv_dir)?;
+    let base = flags.cfg.clone();
+    let mut summaries = vec![];
+    for &c in &cs {
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            cfg.set("c", &c.to_string())?;
+            cfg.set("seed", &(seed as u64).to_string())?;
+            if c < 1.0 {
+                // The paper trains 2000 steps (5× 400) for c < 1.
+                cfg.steps = base.steps * long;
+            }
+            let (run, secs) = train(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("c={c} seed={seed}"))?;
+            let path = format!("{csv_dir}/{}-{}-c{c}-seed{seed}.csv", cfg.preset.name(), cfg.experiment.name());
+            std::fs::write(&path, run.history.to_csv(cfg.n))?;
+            summaries.push(report::summarize(&run.history, cfg.seed, c, secs));
+        }
+    }
+    let name = format!("chapter1-{}-{}", base.preset.name(), base.experiment.name());
+    let cmd = format!("cargo run --release --bin plateau -- reproduce {}", args.join(" "));
+    let cfgline: Vec<String> = base.non_default_pairs().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let body = format!(
+        "## Chapter 1 — {} preset, {} (generated)\n\n\
+         Written by `{}` on {} ({} backend, {} threads available). Model: {} layer(s), {} head(s), d {}, d_ff {}, {} attention, \
+         n {}, batch {}, lr {}, {} steps ({}× for c < 1), evaluation every {} steps on a fresh held-out batch of {}. \
+         Non-default settings: {}. Per-run CSVs: `{csv_dir}/`.\n\n{}\n### Against the paper\n\n{}",
+        base.preset.name(),
+        base.experiment.name(),
+        cmd.trim(),
+        today(),
+        kind.name(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        base.layers,
+        base.heads,
+        base.d_model,
+        base.d_ff,
+        base.attention.name(),
+        base.n,
+        base.batch,
+        base.lr,
+        base.steps,
+        long,
+        base.eval_every,
+        base.eval_batch,
+        if cfgline.is_empty() { "none".to_string() } else { cfgline.join(", ") },
+        report::table(&summaries),
+        report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == crate::config::Task::Mws),
+    );
+    let doc = std::fs::read_to_string(&out).unwrap_or_else(|_| {
+        "# Reproduction\n\nEvery section below is generated by a command from real runs; none is edited by hand. \
+         Where the project differs from a paper, the section says so.\n"
+            .to_string()
+    });
+    std::fs::write(&out, report::replace_section(&doc, &name, &body))?;
+    eprintln!("wrote section {name} of {out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
+fn today() -> String {
+    let days =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}")
+}

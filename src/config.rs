@@ -1,0 +1,608 @@
+//! One typed schema for every experiment parameter.
+//!
+//! [`PARAMS`] is the single table of parameters: key, one-line doc, kind and valid range, and
+//! whether a change needs a reset. It drives CLI flags (`--key value`), URL parsing
+//! (`?key=value`), the UI controls and the presets, in the spirit of TensorFlow Playground's
+//! `State.PROPS`. [`RunConfig`] holds the values; [`Preset`] gives the defaults.
+//!
+//! ```
+//! use plateau::config::{Preset, RunConfig};
+//! let mut cfg = RunConfig::preset(Preset::Paper);
+//! cfg.set("c", "2.5").unwrap();
+//! assert_eq!(cfg.c, 2.5);
+//! assert!(cfg.set("c", "-1").is_err());
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Which data the model trains on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// Moving-window sum: `y_1 = x_1`, `y_i = (x_{i-1} + x_i) mod 17` (Gopalani & Hu).
+    Mws,
+    /// Prefix sum: `y_i = (Σ_{j≤i} x_j) mod 17`.
+    PrefixSum,
+}
+
+/// How attention scores become weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attention {
+    /// The paper's linear attention: `A = causal0(q·kᵀ/√d_head)`, no softmax.
+    Linear,
+    /// Standard causal softmax attention (the paper's appendix variant).
+    Softmax,
+}
+
+/// Named sets of defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// The paper's exact setup: n 16, d 256, batch 256, Adam lr 1e-4, 400 steps.
+    Paper,
+    /// A smaller model that shows the whole story in seconds (chosen by measurement).
+    Interactive,
+}
+
+impl Task {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::Mws => "mws",
+            Task::PrefixSum => "prefix-sum",
+        }
+    }
+}
+
+impl Attention {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Attention::Linear => "linear",
+            Attention::Softmax => "softmax",
+        }
+    }
+}
+
+impl Preset {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Paper => "paper",
+            Preset::Interactive => "interactive",
+        }
+    }
+    /// Parses a preset name.
+    pub fn parse(s: &str) -> Option<Preset> {
+        match s {
+            "paper" => Some(Preset::Paper),
+            "interactive" => Some(Preset::Interactive),
+            _ => None,
+        }
+    }
+}
+
+/// The kind and valid range of one parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// An integer in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// A float in `min..=max`; `log` says the UI should use a log scale.
+    Float { min: f64, max: f64, log: bool },
+    /// One of a fixed set of names.
+    Choice(&'static [&'static str]),
+}
+
+/// One row of the schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    /// The key in flags (`--key`), URLs (`?key=`) and JSON.
+    pub key: &'static str,
+    /// One line saying what it does.
+    pub doc: &'static str,
+    /// Type and valid range.
+    pub kind: Kind,
+    /// `true` when a change applies to a running run; `false` when it needs a reset.
+    pub live: bool,
+}
+
+/// Every parameter of a run, once. Defaults live in [`RunConfig::preset`].
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "experiment",
+        doc: "Task: moving-window sum or prefix sum.",
+        kind: Kind::Choice(&["mws", "prefix-sum"]),
+        live: false,
+    },
+    ParamSpec {
+        key: "preset",
+        doc: "Named defaults: the paper's exact setup or the small interactive model.",
+        kind: Kind::Choice(&["paper", "interactive"]),
+        live: false,
+    },
+    ParamSpec {
+        key: "seed",
+        doc: "Seed for initialization, training data and held-out data.",
+        kind: Kind::Int { min: 0, max: 4_294_967_295 },
+        live: false,
+    },
+    ParamSpec {
+        key: "steps",
+        doc: "Number of training steps.",
+        kind: Kind::Int { min: 1, max: 1_000_000 },
+        live: true,
+    },
+    ParamSpec {
+        key: "n",
+        doc: "Number of input tokens x_1..x_n (the paper uses 16).",
+        kind: Kind::Int { min: 2, max: 32 },
+        live: false,
+    },
+    ParamSpec { key: "layers", doc: "Transformer layers.", kind: Kind::Int { min: 1, max: 8 }, live: false },
+    ParamSpec {
+        key: "heads",
+        doc: "Attention heads per layer (must divide d-model).",
+        kind: Kind::Int { min: 1, max: 16 },
+        live: false,
+    },
+    ParamSpec {
+        key: "d-model",
+        doc: "Width of the residual stream.",
+        kind: Kind::Int { min: 8, max: 1024 },
+        live: false,
+    },
+    ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false },
+    ParamSpec {
+        key: "attention",
+        doc: "Linear attention as in the paper (no softmax), or softmax.",
+        kind: Kind::Choice(&["linear", "softmax"]),
+        live: false,
+    },
+    ParamSpec {
+        key: "c",
+        doc: "Attention-mask strength on the optimal map Ω (1 = off, >1 toward it, <1 away).",
+        kind: Kind::Float { min: 0.01, max: 100.0, log: true },
+        live: true,
+    },
+    ParamSpec {
+        key: "c-from",
+        doc: "Training step from which the mask c is applied.",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+    },
+    ParamSpec {
+        key: "lr",
+        doc: "Adam learning rate (constant).",
+        kind: Kind::Float { min: 1e-6, max: 1.0, log: true },
+        live: true,
+    },
+    ParamSpec {
+        key: "batch",
+        doc: "Training sequences per step (a fresh batch each step).",
+        kind: Kind::Int { min: 1, max: 4096 },
+        live: false,
+    },
+    ParamSpec {
+        key: "eval-batch",
+        doc: "Held-out sequences per evaluation (a fresh batch each evaluation).",
+        kind: Kind::Int { min: 1, max: 4096 },
+        live: false,
+    },
+    ParamSpec {
+        key: "eval-every",
+        doc: "Evaluate (greedy decoding, APM, collapse) every K steps.",
+        kind: Kind::Int { min: 1, max: 100_000 },
+        live: true,
+    },
+    ParamSpec {
+        key: "snapshot-every",
+        doc: "Record attention and cosine maps every K steps (bounded history).",
+        kind: Kind::Int { min: 1, max: 100_000 },
+        live: true,
+    },
+];
+
+/// Looks a parameter up by key.
+pub fn spec(key: &str) -> Option<&'static ParamSpec> {
+    PARAMS.iter().find(|p| p.key == key)
+}
+
+/// Every value of one run. Construct with [`RunConfig::preset`], change with [`RunConfig::set`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RunConfig {
+    /// Task.
+    pub experiment: Task,
+    /// The preset these defaults came from.
+    pub preset: Preset,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Training steps.
+    pub steps: usize,
+    /// Number of inputs n (sequence length 2n+1).
+    pub n: usize,
+    /// Layers.
+    pub layers: usize,
+    /// Heads per layer.
+    pub heads: usize,
+    /// Model width.
+    pub d_model: usize,
+    /// MLP width.
+    pub d_ff: usize,
+    /// Attention kind.
+    pub attention: Attention,
+    /// Mask strength on Ω (1 = no mask).
+    pub c: f64,
+    /// Step from which the mask applies.
+    pub c_from: usize,
+    /// Learning rate.
+    pub lr: f64,
+    /// Training batch size.
+    pub batch: usize,
+    /// Held-out batch size.
+    pub eval_batch: usize,
+    /// Evaluation cadence in steps.
+    pub eval_every: usize,
+    /// Snapshot cadence in steps.
+    pub snapshot_every: usize,
+}
+
+/// A rejected value: names the parameter, the value and what is allowed, and carries the safe
+/// value that was (or would be) used instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The parameter key (or the unknown key).
+    pub key: String,
+    /// The rejected text.
+    pub value: String,
+    /// What is allowed.
+    pub allowed: String,
+    /// The value used instead, as text (`None` for an unknown key).
+    pub safe: Option<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.safe {
+            Some(safe) => {
+                write!(f, "invalid value {:?} for '{}': allowed {}; using {}", self.value, self.key, self.allowed, safe)
+            }
+            None => write!(f, "unknown parameter '{}' (value {:?}); known: {}", self.key, self.value, self.allowed),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig::preset(Preset::Interactive)
+    }
+}
+
+impl RunConfig {
+    /// The defaults of a preset.
+    ///
+    /// `paper` follows the authors' code exactly (PAPERS.md §A). `interactive` is the smallest
+    /// setting that still shows plateau, partial solution, repetition, collapse, APM rising and
+    /// the drop well inside 300 steps; see `REPRODUCTION.md` for the measurement.
+    pub fn preset(preset: Preset) -> RunConfig {
+        match preset {
+            Preset::Paper => RunConfig {
+                experiment: Task::Mws,
+                preset,
+                seed: 0,
+                steps: 400,
+                n: 16,
+                layers: 1,
+                heads: 1,
+                d_model: 256,
+                d_ff: 1024,
+                attention: Attention::Linear,
+                c: 1.0,
+                c_from: 0,
+                lr: 1e-4,
+                batch: 256,
+                eval_batch: 64,
+                eval_every: 5,
+                snapshot_every: 25,
+            },
+            Preset::Interactive => RunConfig {
+                experiment: Task::Mws,
+                preset,
+                seed: 0,
+                steps: 300,
+                n: 8,
+                layers: 1,
+                heads: 1,
+                d_model: 64,
+                d_ff: 256,
+                attention: Attention::Linear,
+                c: 1.0,
+                c_from: 0,
+                lr: 1e-3,
+                batch: 64,
+                eval_batch: 64,
+                eval_every: 2,
+                snapshot_every: 10,
+            },
+        }
+    }
+
+    /// The sequence length `2n+1` (inputs, SEP, outputs).
+    pub fn seq_len(&self) -> usize {
+        2 * self.n + 1
+    }
+
+    /// The value of a parameter as text (the form flags and URLs use).
+    pub fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "experiment" => self.experiment.name().to_string(),
+            "preset" => self.preset.name().to_string(),
+            "seed" => self.seed.to_string(),
+            "steps" => self.steps.to_string(),
+            "n" => self.n.to_string(),
+            "layers" => self.layers.to_string(),
+            "heads" => self.heads.to_string(),
+            "d-model" => self.d_model.to_string(),
+            "d-ff" => self.d_ff.to_string(),
+            "attention" => self.attention.name().to_string(),
+            "c" => fmt_f64(self.c),
+            "c-from" => self.c_from.to_string(),
+            "lr" => fmt_f64(self.lr),
+            "batch" => self.batch.to_string(),
+            "eval-batch" => self.eval_batch.to_string(),
+            "eval-every" => self.eval_every.to_string(),
+            "snapshot-every" => self.snapshot_every.to_string(),
+            _ => return None,
+        })
+    }
+
+    /// Sets one parameter from text, strictly: an invalid value leaves the config unchanged and
+    /// returns an error that names the key, the value, the allowed range and the safe value.
+    ///
+    /// Setting `preset` replaces every value by that preset's defaults (apply it first).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let spec = spec(key).ok_or_else(|| ConfigError {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed: PARAMS.iter().map(|p| p.key).collect::<Vec<_>>().join(", "),
+            safe: None,
+        })?;
+        let parsed = parse_value(spec, value).map_err(|safe| ConfigError {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed: describe(spec.kind),
+            safe: Some(safe.unwrap_or_else(|| self.get(key).unwrap_or_default())),
+        })?;
+        self.assign(key, &parsed);
+        if key == "heads" || key == "d-model" {
+            if self.d_model % self.heads != 0 {
+                let err = ConfigError {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    allowed: format!("heads dividing d-model ({} heads, d-model {})", self.heads, self.d_model),
+                    safe: Some("1 head".to_string()),
+                };
+                self.heads = 1;
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets one parameter leniently: an invalid value is replaced by the safe value (clamped to
+    /// the range, or the current value when it cannot be parsed) and the error is returned as a
+    /// notice to show the reader. Unknown keys are reported and ignored.
+    pub fn set_lenient(&mut self, key: &str, value: &str) -> Option<ConfigError> {
+        match self.set(key, value) {
+            Ok(()) => None,
+            Err(err) => {
+                if let (Some(safe), Some(spec)) = (&err.safe, spec(key)) {
+                    if let Ok(v) = parse_value(spec, safe) {
+                        self.assign(key, &v);
+                    }
+                }
+                Some(err)
+            }
+        }
+    }
+
+    /// Applies `key=value` pairs in order (a `preset` pair first, wherever it stands), leniently;
+    /// returns the notices for rejected values.
+    pub fn apply_pairs<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<ConfigError> {
+        let pairs: Vec<_> = pairs.into_iter().collect();
+        let mut notices = Vec::new();
+        for (k, v) in pairs.iter().filter(|(k, _)| *k == "preset") {
+            match Preset::parse(v) {
+                Some(p) => *self = RunConfig::preset(p),
+                None => notices.push(ConfigError {
+                    key: k.to_string(),
+                    value: v.to_string(),
+                    allowed: describe(spec("preset").unwrap().kind),
+                    safe: Some(self.preset.name().to_string()),
+                }),
+            }
+        }
+        for (k, v) in pairs.iter().filter(|(k, _)| *k != "preset") {
+            if let Some(n) = self.set_lenient(k, v) {
+                notices.push(n);
+            }
+        }
+        notices
+    }
+
+    /// The pairs that differ from this config's preset defaults (for short URLs and logs).
+    pub fn non_default_pairs(&self) -> Vec<(String, String)> {
+        let base = RunConfig::preset(self.preset);
+        let mut out = vec![];
+        if self.preset != Preset::Interactive {
+            out.push(("preset".to_string(), self.preset.name().to_string()));
+        }
+        for p in PARAMS.iter().filter(|p| p.key != "preset") {
+            let (a, b) = (self.get(p.key).unwrap(), base.get(p.key).unwrap());
+            if a != b {
+                out.push((p.key.to_string(), a));
+            }
+        }
+        out
+    }
+
+    fn assign(&mut self, key: &str, v: &Value) {
+        match (key, v) {
+            ("experiment", Value::Choice(s)) => self.experiment = if s == "mws" { Task::Mws } else { Task::PrefixSum },
+            ("preset", Value::Choice(s)) => self.preset = Preset::parse(s).unwrap_or(self.preset),
+            ("attention", Value::Choice(s)) => {
+                self.attention = if s == "linear" { Attention::Linear } else { Attention::Softmax }
+            }
+            ("c", Value::Float(x)) => self.c = *x,
+            ("lr", Value::Float(x)) => self.lr = *x,
+            (k, Value::Int(i)) => {
+                let u = *i as usize;
+                match k {
+                    "seed" => self.seed = *i as u64,
+                    "steps" => self.steps = u,
+                    "n" => self.n = u,
+                    "layers" => self.layers = u,
+                    "heads" => self.heads = u,
+                    "d-model" => self.d_model = u,
+                    "d-ff" => self.d_ff = u,
+                    "c-from" => self.c_from = u,
+                    "batch" => self.batch = u,
+                    "eval-batch" => self.eval_batch = u,
+                    "eval-every" => self.eval_every = u,
+                    "snapshot-every" => self.snapshot_every = u,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Checks every value against the schema (for configs loaded from JSON).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut copy = self.clone();
+        for p in PARAMS.iter().filter(|p| p.key != "preset") {
+            copy.set(p.key, &self.get(p.key).unwrap())?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Value {
+    Int(i64),
+    Float(f64),
+    Choice(String),
+}
+
+/// Parses and range-checks; on failure returns the clamped safe value when there is one.
+fn parse_value(spec: &ParamSpec, text: &str) -> Result<Value, Option<String>> {
+    let text = text.trim();
+    match spec.kind {
+        Kind::Int { min, max } => {
+            let v: i64 = text.parse().map_err(|_| None)?;
+            if v < min || v > max {
+                return Err(Some(v.clamp(min, max).to_string()));
+            }
+            Ok(Value::Int(v))
+        }
+        Kind::Float { min, max, .. } => {
+            let v: f64 = text.parse().map_err(|_| None)?;
+            if !v.is_finite() {
+                return Err(None);
+            }
+            if v < min || v > max {
+                return Err(Some(fmt_f64(v.clamp(min, max))));
+            }
+            Ok(Value::Float(v))
+        }
+        Kind::Choice(names) => {
+            if names.contains(&text) {
+                Ok(Value::Choice(text.to_string()))
+            } else {
+                Err(None)
+            }
+        }
+    }
+}
+
+/// A human description of a kind's allowed values.
+pub fn describe(kind: Kind) -> String {
+    match kind {
+        Kind::Int { min, max } => format!("an integer in {min}..={max}"),
+        Kind::Float { min, max, .. } => format!("a number in [{}, {}]", fmt_f64(min), fmt_f64(max)),
+        Kind::Choice(names) => format!("one of {}", names.join(", ")),
+    }
+}
+
+/// Shortest text that parses back to the same `f64`.
+pub fn fmt_f64(x: f64) -> String {
+    format!("{x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_preset_matches_the_authors_code() {
+        let c = RunConfig::preset(Preset::Paper);
+        assert_eq!((c.n, c.d_model, c.d_ff, c.layers, c.heads), (16, 256, 1024, 1, 1));
+        assert_eq!((c.batch, c.eval_batch, c.steps), (256, 64, 400));
+        assert_eq!(c.lr, 1e-4);
+        assert_eq!(c.attention, Attention::Linear);
+        assert_eq!(c.seq_len(), 33);
+    }
+
+    #[test]
+    fn every_param_round_trips_through_get_and_set() {
+        for preset in [Preset::Paper, Preset::Interactive] {
+            let cfg = RunConfig::preset(preset);
+            for p in PARAMS {
+                let mut copy = cfg.clone();
+                let v = cfg.get(p.key).unwrap_or_else(|| panic!("no getter for {}", p.key));
+                copy.set(p.key, &v).unwrap();
+                assert_eq!(copy, cfg, "{}", p.key);
+            }
+            cfg.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn out_of_range_is_rejected_with_a_clamped_safe_value() {
+        let mut cfg = RunConfig::default();
+        let err = cfg.set("c", "1000").unwrap_err();
+        assert_eq!(err.safe.as_deref(), Some("100"));
+        assert_eq!(cfg.c, 1.0, "strict set leaves the value unchanged");
+        let notice = cfg.set_lenient("c", "1000").unwrap();
+        assert!(notice.to_string().contains("'c'"));
+        assert_eq!(cfg.c, 100.0);
+        assert!(cfg.set_lenient("lr", "NaN").is_some());
+        assert_eq!(cfg.lr, 1e-3);
+        assert!(cfg.set("nope", "1").unwrap_err().safe.is_none());
+        assert!(cfg.set("attention", "<script>").is_err());
+    }
+
+    #[test]
+    fn heads_must_divide_width() {
+        let mut cfg = RunConfig::default();
+        assert!(cfg.set("heads", "3").is_err());
+        assert_eq!(cfg.heads, 1);
+    }
+
+    #[test]
+    fn pairs_apply_preset_first_and_list_only_non_defaults() {
+        let mut cfg = RunConfig::default();
+        let notes = cfg.apply_pairs([("c", "2.5"), ("preset", "paper"), ("seed", "x")]);
+        assert_eq!(cfg.preset, Preset::Paper);
+        assert_eq!(cfg.c, 2.5);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            cfg.non_default_pairs(),
+            vec![("preset".to_string(), "paper".to_string()), ("c".to_string(), "2.5".to_string())]
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The only JavaScript-facing surface (wasm only): a training [`Session`] for the worker, the
+//! WebGPU adapter probe and backend choice, and the chart drawing entry points for the page.
+//!
+//! The engine never touches the DOM; this module only converts between JS values and the
+//! engine's types, and draws what the page hands it.
+
+pub mod charts;
+
+use crate::config::{ParamSpec, RunConfig, PARAMS};
+use crate::train::{Status, Trainer};
+use burn::tensor::wgpu::WgpuBackend;
+use burn::tensor::Device;
+use js_sys::{Promise, Reflect};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+/// Installs the panic hook so that a Rust panic reaches the console (and the page's error
+/// handler) as a readable message.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn js_err(msg: impl std::fmt::Display) -> JsValue {
+    JsValue::from(js_sys::Error::new(&msg.to_string()))
+}
+
+fn to_js<T: Serialize>(v: &T) -> JsValue {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+/// What the WebGPU probe found.
+#[derive(Serialize, Clone, Debug)]
+pub struct AdapterInfo {
+    /// `navigator.gpu` exists.
+    pub api: bool,
+    /// `requestAdapter()` returned an adapter.
+    pub adapter: bool,
+    /// The adapter is a software fallback (SwiftShader).
+    pub fallback: bool,
+    /// `adapter.info.architecture` (e.g. "swiftshader").
+    pub architecture: String,
+    /// `adapter.info.vendor`.
+    pub vendor: String,
+}
+
+/// Asks the browser for a WebGPU adapter (works on the main thread and in workers) and reads
+/// whether it is a software fallback. Never throws: a missing API or a rejected request is a
+/// field of the answer.
+pub async fn probe_adapter() -> AdapterInfo {
+    let mut info =
+        AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
+    let global = js_sys::global();
+    let Ok(nav) = Reflect::get(&global, &"navigator".into()) else { return info };
+    let Ok(gpu) = Reflect::get(&nav, &"gpu".into()) else { return info };
+    if gpu.is_undefined() || gpu.is_null() {
+        return info;
+    }
+    info.api = true;
+    let Ok(request) = Reflect::get(&gpu, &"requestAdapter".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
+    else {
+        return info;
+    };
+    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<Promise>()) else { return info };
+    let Ok(adapter) = JsFuture::from(promise).await else { return info };
+    if adapter.is_null() || adapter.is_undefined() {
+        return info;
+    }
+    info.adapter = true;
+    let get_str =
+        |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+    let get_bool = |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
+    let details = Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
+    if !details.is_undefined() {
+        info.architecture = get_str(&details, "architecture");
+        info.vendor = get_str(&details, "vendor");
+        info.fallback = get_bool(&details, "isFallbackAdapter");
+    }
+    info.fallback |=
+        get_bool(&adapter, "isFallbackAdapter") || info.architecture.to_lowercase().contains("swiftshader");
+    info
+}
+
+/// The backend decision and the sentence that explains it to the reader.
+#[derive(Serialize, Clone, Debug)]
+pub struct BackendChoice {
+    /// `"webgpu"` or `"cpu"`.
+    pub backend: String,
+    /// Why, in words.
+    pub reason: String,
+    /// The probe's findings.
+    pub adapter: AdapterInfo,
+}
+
+/// Chooses the backend: a hardware WebGPU adapter → WebGPU; no API, no adapter or a software
+/// adapter → the wasm CPU backend. `override_` (`"webgpu"`, `"cpu"` or `""`) wins when it can.
+pub fn choose(info: AdapterInfo, override_: &str) -> BackendChoice {
+    let (backend, reason) = match override_ {
+        "cpu" => ("cpu", "CPU backend requested in the URL (backend=cpu).".to_string()),
+        "webgpu" if info.adapter => (
+            "webgpu",
+            format!("WebGPU requested in the URL (backend=webgpu){}.", if info.fallback { "; note: this adapter is a software fallback, slower than the CPU backend" } else { "" }),
+        ),
+        "webgpu" => ("cpu", "WebGPU was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string()),
+        _ if !info.api => ("cpu", "This browser has no WebGPU: training runs on the CPU backend (WebAssembly).".to_string()),
+        _ if !info.adapter => ("cpu", "WebGPU is present but returned no adapter: training runs on the CPU backend.".to_string()),
+        _ if info.fallback => (
+            "cpu",
+            format!(
+                "Only a software WebGPU adapter ({}) is available, which is far slower than the CPU backend: training runs on the CPU.",
+                if info.architecture.is_empty() { "fallback" } else { info.architecture.as_str() }
+            ),
+        ),
+        _ => ("webgpu", format!("A hardware WebGPU adapter ({}) was found: training runs on the GPU.", if info.vendor.is_empty() { "unknown vendor" } else { info.vendor.as_str() })),
+    };
+    BackendChoice { backend: backend.to_string(), reason, adapter: info }
+}
+
+thread_local! {
+    static WEBGPU: RefCell<Option<Device>> = const { RefCell::new(None) };
+}
+
+/// The browser's WebGPU device, set up once per page or worker and cached.
+pub async fn webgpu_device() -> Result<Device, String> {
+    if let Some(d) = WEBGPU.with(|w| w.borrow().clone()) {
+        return Ok(d);
+    }
+    let device =
+        Device::wgpu_options().graphics_api(WgpuBackend::WebGpu).init_async().await.map_err(|e| format!("{e:?}"))?;
+    WEBGPU.with(|w| *w.borrow_mut() = Some(device.clone()));
+    Ok(device)
+}
+
+/// Probes the adapter and returns the [`BackendChoice`] as a JS object.
+#[wasm_bindgen(js_name = chooseBackend)]
+pub async fn choose_backend(override_: String) -> JsValue {
+    to_js(&choose(probe_adapter().await, &override_))
+}
+
+/// The parameter schema for building controls: `[{key, doc, kind, min, max, log, choices, live}]`.
+#[wasm_bindgen(js_name = paramSchema)]
+pub fn param_schema() -> JsValue {
+    #[derive(Serialize)]
+    struct P {
+        key: &'static str,
+        doc: &'static str,
+        kind: &'static str,
+        min: f64,
+        max: f64,
+        log: bool,
+        choices: Vec<&'static str>,
+        live: bool,
+    }
+    let rows: Vec<P> = PARAMS
+        .iter()
+        .map(|p: &ParamSpec| {
+            let (kind, min, max, log, choices) = match p.kind {
+                crate::config::Kind::Int { min, max } => ("int", min as f64, max as f64, false, vec![]),
+                crate::config::Kind::Float { min, max, log } => ("float", min, max, log, vec![]),
+                crate::config::Kind::Choice(c) => ("choice", 0.0, 0.0, false, c.to_vec()),
+            };
+            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live }
+        })
+        .collect();
+    to_js(&rows)
+}
+
+/// Parses a URL query (`a=1&b=2`, leading `?` optional) into a config: `{config, pairs,
+/// notices}` where `notices` name every rejected value and the safe value used instead.
+#[wasm_bindgen(js_name = parseQuery)]
+pub fn parse_query(query: String) -> JsValue {
+    let (cfg, notices) = config_from_query(&query);
+    #[derive(Serialize)]
+    struct Out {
+        config: RunConfig,
+        values: Vec<(String, String)>,
+        non_default: Vec<(String, String)>,
+        notices: Vec<String>,
+    }
+    let values = PARAMS.iter().map(|p| (p.key.to_string(), cfg.get(p.key).unwrap())).collect();
+    to_js(&Out { non_default: cfg.non_default_pairs(), values, config: cfg, notices })
+}
+
+/// Decodes `%XX` and `+` in a query component.
+fn url_decode(s: &str) -> String {
+    let s = s.replace('+', " ");
+    js_sys::decode_uri_component(&s).ok().and_then(|v| v.as_string()).unwrap_or(s)
+}
+
+/// A config from a query string; keys the engine does not know (page-only keys such as
+/// `backend`, `hide`, `autoplay`) are left to the page and not reported.
+pub fn config_from_query(query: &str) -> (RunConfig, Vec<String>) {
+    let pairs: Vec<(String, String)> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (url_decode(k), url_decode(v)),
+            None => (url_decode(p), String::new()),
+        })
+        .filter(|(k, _)| crate::config::spec(k).is_some())
+        .collect();
+    let mut cfg = RunConfig::default();
+    let notices = cfg
+        .apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .into_iter()
+        .map(|e| e.to_string())
+        .collect();
+    (cfg, notices)
+}
+
+struct Inner {
+    trainer: Trainer,
+    sent_rows: usize,
+    sent_snaps: usize,
+}
+
+/// A training run driven from JavaScript (normally inside the Web Worker).
+#[wasm_bindgen]
+pub struct Session {
+    inner: Rc<RefCell<Inner>>,
+    backend: String,
+}
+
+/// What one chunk of training produced.
+#[derive(Serialize)]
+struct Chunk<'a> {
+    step: usize,
+    steps: usize,
+    status: &'static str,
+    message: String,
+    rows: &'a [crate::history::MetricRow],
+    snapshots: &'a [crate::history::Snapshot],
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Creates a run from a config (a JS object as produced by `parseQuery(...).config`) on
+    /// `backend` (`"webgpu"` or `"cpu"`). Rejects an invalid config or an unavailable device.
+    pub async fn create(config: JsValue, backend: String) -> Result<Session, JsValue> {
+        let cfg: RunConfig =
+            serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+        let device = match backend.as_str() {
+            "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
+            _ => crate::backend::cpu_device(),
+        };
+        let trainer = Trainer::new(cfg, &device).map_err(js_err)?;
+        Ok(Session { inner: Rc::new(RefCell::new(Inner { trainer, sent_rows: 0, sent_snaps: 0 })), backend })
+    }
+
+    /// `"webgpu"` or `"cpu"`.
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.backend.clone()
+    }
+
+    /// Parameter count of the model.
+    #[wasm_bindgen(js_name = paramCount)]
+    pub fn param_count(&self) -> usize {
+        self.inner.borrow().trainer.param_count()
+    }
+
+    /// Ω of the task, `[[query, key], …]`, for outlining the attention map.
+    pub fn omega(&self) -> JsValue {
+        let inner = self.inner.borrow();
+        let cfg = inner.trainer.config();
+        to_js(&crate::data::mws::omega(cfg.experiment, cfg.n))
+    }
+
+    /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever
+    /// comes first (at least one step). Resolves to `{step, steps, status, message, rows,
+    /// snapshots}` with the rows and snapshots recorded since the last call. Do not call other
+    /// methods while the promise is pending.
+    #[wasm_bindgen(js_name = runFor)]
+    pub fn run_for(&self, budget_ms: f64, max_steps: u32) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+                .ok()
+                .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
+            let now = || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
+            let start = now();
+            let mut guard = inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+            let mut done = 0;
+            loop {
+                let status = guard.trainer.advance().await;
+                done += 1;
+                if status != Status::Running || done >= max_steps.max(1) || now() - start >= budget_ms {
+                    break;
+                }
+            }
+            let i = &mut *guard;
+            let (status, message) = match i.trainer.status() {
+                Status::Running => ("running", String::new()),
+                Status::Finished => ("finished", String::new()),
+                Status::Diverged(m) => ("diverged", m.clone()),
+            };
+            let h = &i.trainer.history;
+            // Thinning can shorten the lists; then resend from the start of what is kept.
+            let rs = if i.sent_rows > h.rows.len() { 0 } else { i.sent_rows };
+            let ss = if i.sent_snaps > h.snapshots.len() { 0 } else { i.sent_snaps };
+            let out = to_js(&Chunk {
+                step: i.trainer.step(),
+                steps: i.trainer.config().steps,
+                status,
+                message,
+                rows: &h.rows[rs..],
+                snapshots: &h.snapshots[ss..],
+            });
+            i.sent_rows = h.rows.len();
+            i.sent_snaps = h.snapshots.len();
+            Ok(out)
+        })
+    }
+
+    /// Changes a live parameter (`c`, `c-from`, `lr`, `steps`, `eval-every`,
+    /// `snapshot-every`); throws with a message naming the parameter and range otherwise.
+    #[wasm_bindgen(js_name = setParam)]
+    pub fn set_param(&self, key: String, value: String) -> Result<(), JsValue> {
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| js_err("session is busy"))?
+            .trainer
+            .set_live(&key, &value)
+            .map_err(js_err)
+    }
+
+    /// The metric rows as CSV (the CLI's columns).
+    pub fn csv(&self) -> String {
+        let inner = self.inner.borrow();
+        inner.trainer.history.to_csv(inner.trainer.config().n)
+    }
+
+    /// The config in force, as JSON.
+    #[wasm_bindgen(js_name = configJson)]
+    pub fn config_json(&self) -> String {
+        serde_json::to_string_pretty(self.inner.borrow().trainer.config()).unwrap_or_default()
+    }
+}
+
+/// The live summary sentence of a curve (`points: [[step, value], …]`), see
+/// [`crate::report::series_summary`].
+#[wasm_bindgen(js_name = seriesSummary)]
+pub fn series_summary(label: String, points: JsValue, digits: usize) -> String {
+    let points: Vec<(f64, f64)> = serde_wasm_bindgen::from_value(points).unwrap_or_default();
+    crate::report::series_summary(&label, &points, digits)
+}
+
+/// The first recorded step with test accuracy ≥ 0.5 (the drop), or `undefined`.
+#[wasm_bindgen(js_name = dropStep)]
+pub fn drop_step(rows: JsValue) -> Option<usize> {
+    let rows: Vec<crate::history::MetricRow> = serde_wasm_bindgen::from_value(rows).ok()?;
+    crate::report::first_step(&rows, |r| r.test_acc >= crate::report::DROP_ACC)
+}
+
+/// Draws a line chart (see [`charts::LineSpec`]); throws on a malformed spec.
+#[wasm_bindgen(js_name = drawLines)]
+pub fn draw_lines(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+    let spec: charts::LineSpec =
+        serde_wasm_bindgen::from_value(spec).map_err(|e| js_err(format!("line chart spec: {e}")))?;
+    charts::draw_lines(canvas, &spec).map_err(js_err)
+}
+
+/// Draws a heatmap (see [`charts::HeatSpec`]); throws on a malformed spec.
+#[wasm_bindgen(js_name = drawHeatmap)]
+pub fn draw_heatmap(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+    let spec: charts::HeatSpec =
+        serde_wasm_bindgen::from_value(spec).map_err(|e| js_err(format!("heatmap spec: {e}")))?;
+    charts::draw_heatmap(canvas, &spec).map_err(js_err)
+}

@@ -1,0 +1,113 @@
+// Shared helpers for the end-to-end tests: a static file server for the repo
+// root, a system-Chromium launcher, and a console-error collector.
+//
+// Nothing here downloads a browser: playwright-core only drives the Chromium
+// that scripts/setup.sh installs from apt (/usr/bin/chromium).
+
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+/** Absolute path of the repository root (tests/e2e/../..). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Ask the OS for a free port by binding port 0 on 127.0.0.1, then release it. */
+function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Serve the repo root with `python3 -m http.server` on a free 127.0.0.1 port.
+ * Resolves once the server answers HTTP; returns {url, close}.
+ */
+export async function startServer({ root = REPO_ROOT, timeoutMs = 15_000 } = {}) {
+  const port = await freePort();
+  const child = spawn(
+    'python3',
+    ['-m', 'http.server', '--bind', '127.0.0.1', String(port), '--directory', root],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  // http.server logs each request on stderr; keep only the tail for error messages.
+  let log = '';
+  child.stderr.on('data', (d) => { log = (log + d).slice(-4000); });
+  let exited = null;
+  const exitedP = new Promise((ok) => child.once('exit', (code, signal) => {
+    exited = { code, signal };
+    ok();
+  }));
+  child.once('error', (err) => { exited = { error: err }; });
+
+  const url = `http://127.0.0.1:${port}/`;
+  const close = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exitedP;
+    clearTimeout(t);
+  };
+
+  // Poll until the server answers (or dies, or we time out).
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`python3 -m http.server exited early (${JSON.stringify(exited)}):\n${log}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      await close();
+      throw new Error(`python3 -m http.server did not answer on ${url} within ${timeoutMs} ms:\n${log}`);
+    }
+    await sleep(100);
+  }
+  return { url, close };
+}
+
+/** Launch the system Chromium headless, with WebGPU allowed on SwiftShader. */
+export function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+      '--enable-unsafe-webgpu',
+      '--use-webgpu-adapter=swiftshader',
+    ],
+  });
+}
+
+/**
+ * Collect console errors and uncaught page errors of `page`.
+ * Returns a live array of strings; attach before navigating.
+ */
+export function collectConsole(page) {
+  const errors = [];
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const { url, lineNumber } = msg.location();
+    errors.push(`console.error: ${msg.text()}${url ? ` (${url}:${lineNumber})` : ''}`);
+  });
+  page.on('pageerror', (err) => {
+    errors.push(`pageerror: ${err.stack || err.message || String(err)}`);
+  });
+  return errors;
+}

@@ -1,0 +1,176 @@
+//! Browser tests (wasm-bindgen-test in headless Chromium): training on the wasm CPU backend,
+//! WebGPU (SwiftShader) against CPU, chart pixels, and the chapter 1 rows against the native
+//! golden file.
+#![cfg(target_arch = "wasm32")]
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::Device;
+use plateau::backend::cpu_device;
+use plateau::config::{Preset, RunConfig};
+use plateau::data::mws;
+use plateau::model::init::Init;
+use plateau::rng::{stream, Stream};
+use plateau::train::{cross_entropy, int_tensor, read_f32, Status, Trainer};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn golden_config() -> RunConfig {
+    let mut cfg = RunConfig::preset(Preset::Interactive);
+    cfg.steps = 24;
+    cfg.eval_every = 4;
+    cfg.snapshot_every = 8;
+    cfg
+}
+
+/// A tiny model for the backend checks.
+fn tiny() -> RunConfig {
+    let mut cfg = RunConfig::preset(Preset::Interactive);
+    cfg.n = 4;
+    cfg.d_model = 16;
+    cfg.d_ff = 32;
+    cfg.batch = 8;
+    cfg.eval_batch = 8;
+    cfg.lr = 3e-3;
+    cfg
+}
+
+#[wasm_bindgen_test]
+async fn tiny_transformer_loss_falls_on_the_cpu_backend() {
+    let mut cfg = tiny();
+    cfg.steps = 40;
+    cfg.eval_every = 40;
+    let mut t = Trainer::new(cfg, &cpu_device()).unwrap();
+    while t.advance().await == Status::Running {}
+    let (a, b) = (&t.history.rows[0], t.history.rows.last().unwrap());
+    web_sys::console::log_1(&format!("tiny CPU run: loss {} → {}", a.loss, b.loss).into());
+    assert!(b.loss < a.loss - 0.2, "loss {} → {}", a.loss, b.loss);
+}
+
+#[wasm_bindgen_test]
+async fn chapter1_rows_match_the_native_golden_file() {
+    let mut t = Trainer::new(golden_config(), &cpu_device()).unwrap();
+    while t.advance().await == Status::Running {}
+    let csv = t.history.to_csv(golden_config().n);
+    let golden = include_str!("golden/interactive-seed0-24.csv");
+    let (mut lines, mut gold) = (csv.lines(), golden.lines());
+    assert_eq!(lines.next(), gold.next(), "same header");
+    let mut worst = 0.0f64;
+    let mut identical = true;
+    for (a, b) in lines.zip(gold.by_ref()) {
+        identical &= a == b;
+        for (x, y) in a.split(',').zip(b.split(',')) {
+            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+            worst = worst.max((x - y).abs());
+        }
+    }
+    assert_eq!(gold.next(), None, "same number of rows");
+    web_sys::console::log_1(
+        &format!("browser vs native rows: bit-identical {identical}, largest difference {worst:e}").into(),
+    );
+    assert!(worst < 1e-4, "largest difference {worst}");
+}
+
+/// One forward + backward + Adam step of the tiny model on `device`: (loss, updated weights).
+async fn one_step(device: &Device) -> (f32, Vec<f32>) {
+    let cfg = tiny();
+    let device_ad = device.clone().autodiff();
+    let model = Trainer::model_config(&cfg).init(Init::Paper, 3, &device_ad);
+    let batch = mws::generate(cfg.experiment, cfg.n, cfg.batch, &mut stream(3, Stream::Train, 0));
+    let t = 2 * cfg.n;
+    let f = model.forward(int_tensor(batch.inputs(), cfg.batch, t, &device_ad), None);
+    let loss = cross_entropy(f.logits, int_tensor(batch.targets(), cfg.batch, t, &device_ad));
+    let l = read_f32(loss.clone()).await[0];
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let model = optim.step(1e-2, model, grads);
+    (l, model.valid().flat_params().await)
+}
+
+#[wasm_bindgen_test]
+async fn webgpu_swiftshader_step_matches_the_cpu_backend() {
+    let info = plateau::web::probe_adapter().await;
+    web_sys::console::log_1(&format!("WebGPU adapter: {info:?}").into());
+    assert!(info.api && info.adapter, "headless Chromium with --enable-unsafe-webgpu offers SwiftShader: {info:?}");
+    assert!(info.fallback, "SwiftShader must be recognised as a software adapter");
+    let choice = plateau::web::choose(info.clone(), "");
+    assert_eq!(choice.backend, "cpu", "a software adapter is slower than the CPU backend");
+    assert_eq!(plateau::web::choose(info, "webgpu").backend, "webgpu");
+    let gpu = plateau::web::webgpu_device().await.expect("WebGPU device on SwiftShader");
+    let (l_gpu, w_gpu) = one_step(&gpu).await;
+    let (l_cpu, w_cpu) = one_step(&cpu_device()).await;
+    assert_eq!(w_gpu.len(), w_cpu.len());
+    let worst = w_gpu.iter().zip(&w_cpu).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    web_sys::console::log_1(&format!("loss gpu {l_gpu} cpu {l_cpu}; largest weight difference {worst:e}").into());
+    assert!((l_gpu - l_cpu).abs() < 1e-4, "loss gpu {l_gpu} cpu {l_cpu}");
+    assert!(worst < 1e-4, "largest weight difference {worst}");
+}
+
+fn canvas(w: u32, h: u32) -> web_sys::HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+fn pixel(c: &web_sys::HtmlCanvasElement, x: f64, y: f64) -> [u8; 4] {
+    let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx.get_image_data(x, y, 1.0, 1.0).unwrap().data();
+    [d[0], d[1], d[2], d[3]]
+}
+
+#[wasm_bindgen_test]
+fn plotters_canvas_draws_heatmap_cells_and_lines() {
+    use plateau::web::charts::{draw_heatmap, draw_lines, HeatSpec, LineSpec, Series};
+    // A 2×2 signed map: −1, 0 / 0, +1 → blue, white, white, red; nothing masked.
+    let c = canvas(200, 200);
+    let spec = HeatSpec {
+        values: vec![-1.0, 0.0, 0.0, 1.0],
+        rows: 2,
+        cols: 2,
+        signed: true,
+        vmin: -1.0,
+        vmax: 1.0,
+        mask_upper: false,
+        outline: vec![],
+        label_offset: 0,
+        x_label: String::new(),
+        y_label: String::new(),
+        scale: 1.0,
+        dark: false,
+    };
+    draw_heatmap(c.clone(), &spec).unwrap();
+    // plot area: margin 6, y labels 30 on the left, x labels 24 at the bottom
+    let (x0, x1, y0, y1) = (36.0, 194.0, 6.0, 170.0);
+    let cell = |i: f64, j: f64| pixel(&c, x0 + (j + 0.5) * (x1 - x0) / 2.0, y0 + (i + 0.5) * (y1 - y0) / 2.0);
+    assert_eq!(cell(0.0, 0.0), [5, 48, 97, 255], "top-left −1 is dark blue");
+    assert_eq!(cell(1.0, 1.0), [103, 0, 31, 255], "bottom-right +1 is dark red");
+    assert_eq!(cell(0.0, 1.0), [247, 247, 247, 255]);
+
+    // A line chart: a thick red horizontal line at y = 0.5 crosses the middle of the plot.
+    let c = canvas(400, 300);
+    let spec = LineSpec {
+        x_max: 10.0,
+        y_min: 0.0,
+        y_max: 1.0,
+        y_log: false,
+        y_label: String::new(),
+        series: vec![Series {
+            label: "half".into(),
+            color: "#ff0000".into(),
+            points: (0..=10).map(|x| (x as f64, 0.5)).collect(),
+            dashed: false,
+        }],
+        markers: vec![],
+        scale: 2.0,
+        dark: false,
+    };
+    draw_lines(c.clone(), &spec).unwrap();
+    let red_rows = (0..300).filter(|&y| pixel(&c, 200.0, y as f64) == [255, 0, 0, 255]).count();
+    assert!(red_rows >= 2, "the series is drawn across the middle ({red_rows} red pixels in column 200)");
+    assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
+}

@@ -1,0 +1,378 @@
+// The page: controls, the worker that trains, and the charts (drawn in Rust with plotters).
+// No metric is computed here: rows and snapshots come from the engine; this file only routes
+// them to the drawing functions and the DOM.
+import init, { parseQuery, drawLines, drawHeatmap, seriesSummary, dropStep } from './pkg/plateau.js';
+
+const $ = (id) => document.getElementById(id);
+// Okabe–Ito colour-blind-safe palette.
+const C = { blue: '#0072B2', orange: '#E69F00', green: '#009E73', verm: '#D55E00', purple: '#CC79A7', sky: '#56B4E9', grey: '#8a8f98' };
+
+const state = {
+  cfg: null, // the config the next reset uses
+  runCfg: null, // the config of the run on screen
+  rows: [],
+  snaps: [],
+  omega: [],
+  steps: 0,
+  step: 0,
+  running: false,
+  pausedByHidden: false,
+  scrub: null, // snapshot index, or null to follow the run
+  runMs: 0,
+  runSince: null,
+  rate: { step: 0, t: 0, value: null },
+  drawPending: false,
+  lastDraw: 0,
+  worker: null,
+  backendOverride: '',
+};
+
+const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+const darkScheme = window.matchMedia('(prefers-color-scheme: dark)');
+
+function showError(message) {
+  const el = $('error');
+  el.textContent = message;
+  el.hidden = false;
+  $('boot').hidden = true;
+  $('run-state').textContent = 'stopped';
+}
+
+function notice(message) {
+  const li = document.createElement('li');
+  li.textContent = message;
+  $('notices').append(li);
+}
+
+window.addEventListener('error', (e) => showError(`Something went wrong: ${e.message}`));
+window.addEventListener('unhandledrejection', (e) => showError(`Something went wrong: ${e.reason && e.reason.message ? e.reason.message : e.reason}`));
+
+// ---- controls ------------------------------------------------------------------------
+
+const fmtC = (c) => (Math.abs(c - 1) < 1e-9 ? '1 (off)' : Number(c.toPrecision(2)).toString());
+const fmtLr = (lr) => Number(lr.toPrecision(2)).toExponential().replace('e', '·10^').replace('^-', '^−');
+
+function sliderToC(v) { return Math.abs(v) < 0.025 ? 1 : Number(Math.pow(10, v).toPrecision(3)); }
+
+function setControls(cfg) {
+  $('c').value = String(Math.log10(cfg.c));
+  $('c-out').textContent = fmtC(cfg.c);
+  $('c-from').value = String(cfg['c-from']);
+  $('lr').value = String(Math.log10(cfg.lr));
+  $('lr-out').textContent = fmtLr(cfg.lr);
+  $('attention').value = cfg.attention;
+  $('experiment').value = cfg.experiment;
+  $('seed').value = String(cfg.seed);
+  $('preset').value = cfg.preset;
+}
+
+function markPending(on) {
+  $('reset').classList.toggle('pending', on);
+  $('reset').textContent = on ? 'Reset to apply' : 'Reset';
+}
+
+function send(msg) { if (state.worker) state.worker.postMessage(msg); }
+
+function setLive(key, value) {
+  state.cfg[key] = value;
+  if (state.runCfg) state.runCfg[key] = value;
+  send({ type: 'set', key, value: String(value) });
+}
+
+function wireControls() {
+  $('play').addEventListener('click', () => send({ type: state.running ? 'pause' : 'resume' }));
+  $('stepbtn').addEventListener('click', () => send({ type: 'step' }));
+  $('reset').addEventListener('click', () => startRun());
+  $('c').addEventListener('input', () => {
+    const c = sliderToC(Number($('c').value));
+    $('c-out').textContent = fmtC(c);
+    setLive('c', c);
+  });
+  $('c-from').addEventListener('change', () => {
+    const v = Math.max(0, Math.min(1000000, Math.round(Number($('c-from').value) || 0)));
+    $('c-from').value = String(v);
+    setLive('c-from', v);
+  });
+  $('lr').addEventListener('input', () => {
+    const lr = Number(Math.pow(10, Number($('lr').value)).toPrecision(2));
+    $('lr-out').textContent = fmtLr(lr);
+    setLive('lr', lr);
+  });
+  for (const key of ['attention', 'experiment']) {
+    $(key).addEventListener('change', () => { state.cfg[key] = $(key).value; markPending(true); });
+  }
+  $('seed').addEventListener('change', () => {
+    const v = Math.max(0, Math.min(4294967295, Math.round(Number($('seed').value) || 0)));
+    $('seed').value = String(v);
+    state.cfg.seed = v;
+    markPending(true);
+  });
+  $('preset').addEventListener('change', () => {
+    const parsed = parseQuery(`preset=${encodeURIComponent($('preset').value)}`);
+    state.cfg = parsed.config;
+    setControls(state.cfg);
+    markPending(true);
+  });
+  $('scrub').addEventListener('input', () => {
+    const i = Number($('scrub').value);
+    state.scrub = i >= state.snaps.length - 1 ? null : i;
+    scheduleDraw(true);
+  });
+  $('csv').addEventListener('click', () => send({ type: 'csv' }));
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden && state.running) { state.pausedByHidden = true; send({ type: 'pause' }); }
+    else if (!document.hidden && state.pausedByHidden) { state.pausedByHidden = false; send({ type: 'resume' }); }
+  });
+  darkScheme.addEventListener('change', () => scheduleDraw(true));
+  window.addEventListener('resize', () => scheduleDraw(true));
+}
+
+function startRun() {
+  markPending(false);
+  state.rows = [];
+  state.snaps = [];
+  state.scrub = null;
+  state.step = 0;
+  state.runMs = 0;
+  state.runSince = null;
+  state.rate = { step: 0, t: performance.now(), value: null };
+  state.runCfg = { ...state.cfg };
+  state.steps = state.cfg.steps;
+  $('steps').textContent = String(state.steps);
+  $('run-state').textContent = 'starting';
+  send({ type: 'start', config: state.runCfg, backend: state.backendOverride });
+  scheduleDraw(true);
+}
+
+// ---- worker messages -----------------------------------------------------------------
+
+function onMessage(e) {
+  const msg = e.data;
+  switch (msg.type) {
+    case 'ready': $('boot').hidden = true; startRun(); break;
+    case 'backend':
+      $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
+      $('backend').dataset.backend = msg.backend;
+      state.omega = msg.omega;
+      break;
+    case 'state': {
+      const now = performance.now();
+      if (msg.running && state.runSince === null) state.runSince = now;
+      if (!msg.running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
+      state.running = msg.running;
+      $('play').textContent = msg.running ? 'Pause' : 'Play';
+      $('play').setAttribute('aria-pressed', msg.running ? 'false' : 'true');
+      if ($('run-state').textContent !== 'diverged' && $('run-state').textContent !== 'finished') {
+        $('run-state').textContent = msg.running ? 'training' : 'paused';
+      }
+      break;
+    }
+    case 'chunk': {
+      state.rows.push(...msg.rows);
+      state.snaps.push(...msg.snapshots);
+      state.step = msg.step;
+      state.steps = msg.steps;
+      if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
+      else if (msg.status === 'finished') $('run-state').textContent = 'finished';
+      updateRate();
+      scheduleDraw(false);
+      break;
+    }
+    case 'notice': notice(msg.message); break;
+    case 'csv': download('plateau-metrics.csv', msg.csv, 'text/csv'); break;
+    case 'error': showError(msg.message); break;
+    default: break;
+  }
+}
+
+function updateRate() {
+  const now = performance.now();
+  const dt = now - state.rate.t;
+  if (dt > 500) {
+    const ds = state.step - state.rate.step;
+    state.rate.value = ds >= 0 ? (ds * 1000) / dt : null;
+    state.rate = { step: state.step, t: now, value: state.rate.value };
+  }
+}
+
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// ---- drawing ---------------------------------------------------------------------------
+
+function scheduleDraw(now) {
+  if (state.drawPending) return;
+  state.drawPending = true;
+  const minGap = reducedMotion.matches ? 1000 : 200;
+  const wait = now ? 0 : Math.max(0, minGap - (performance.now() - state.lastDraw));
+  setTimeout(() => requestAnimationFrame(() => { state.drawPending = false; state.lastDraw = performance.now(); draw(); }), wait);
+}
+
+function fit(canvas) {
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const w = Math.max(50, Math.round(canvas.clientWidth * dpr));
+  const h = Math.max(50, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+  return dpr;
+}
+
+const col = (key) => state.rows.map((r) => [r.step, r[key]]);
+
+function lineChart(id, series, opts) {
+  const canvas = $(id);
+  const scale = fit(canvas);
+  const markers = [];
+  const drop = dropStep(state.rows);
+  if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
+  const snap = currentSnap();
+  if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
+  drawLines(canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
+}
+
+function range(values, lo, hi) {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return [lo, hi];
+  return [Math.min(lo, ...finite), Math.max(hi, ...finite)];
+}
+
+function currentSnap() {
+  if (!state.snaps.length) return null;
+  return state.snaps[state.scrub === null ? state.snaps.length - 1 : Math.min(state.scrub, state.snaps.length - 1)];
+}
+
+function draw() {
+  const now = performance.now();
+  $('step').textContent = String(state.step);
+  $('steps').textContent = String(state.steps);
+  const ms = state.runMs + (state.runSince !== null ? now - state.runSince : 0);
+  $('elapsed').textContent = (ms / 1000).toFixed(1);
+  $('rate').textContent = state.rate.value === null ? '–' : state.rate.value.toFixed(1);
+
+  const loss = col('loss');
+  const outLoss = col('output_loss');
+  const lv = [...loss, ...outLoss].map((p) => p[1]);
+  const [lmin, lmax] = range(lv, 1, 1);
+  lineChart('chart-loss', [
+    { label: 'loss (all positions)', color: C.blue, points: loss },
+    { label: 'loss (outputs)', color: C.orange, points: outLoss },
+  ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy' });
+  lineChart('chart-acc', [
+    { label: 'test accuracy', color: C.blue, points: col('test_acc') },
+    { label: 'first token', color: C.orange, points: col('first_token_acc') },
+    { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
+  ], { y_min: 0, y_max: 1.05, y_label: 'accuracy' });
+  lineChart('chart-rep', [
+    { label: 'model', color: C.verm, points: col('repetition') },
+    { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
+  ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
+  lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM' });
+  const cos = col('hidden_cos');
+  const [cmin] = range(cos.map((p) => p[1]), 0, 1);
+  lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine' });
+
+  $('sum-loss').textContent = seriesSummary('loss', loss, 3);
+  $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
+  $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${state.rows.length ? state.rows[state.rows.length - 1].data_repetition.toFixed(2) : '–'})`;
+  $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
+  $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
+
+  drawSnapshot();
+}
+
+function drawSnapshot() {
+  const snap = currentSnap();
+  const scrub = $('scrub');
+  scrub.max = String(Math.max(0, state.snaps.length - 1));
+  if (state.scrub === null) scrub.value = scrub.max;
+  $('scrub-out').textContent = snap ? String(snap.step) : '–';
+  if (!snap) return;
+  const dark = darkScheme.matches;
+  const softmax = state.runCfg && state.runCfg.attention === 'softmax';
+  const att = snap.attention;
+  const vmax = Math.max(1e-9, ...att.map(Math.abs));
+  let canvas = $('map-att');
+  drawHeatmap(canvas, {
+    values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
+    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
+  });
+  canvas = $('map-cos');
+  drawHeatmap(canvas, {
+    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark,
+  });
+  $('sum-att').textContent = `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`;
+  const offdiag = [];
+  for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
+  $('sum-mapcos').textContent = `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`;
+  drawSamples(snap);
+}
+
+function tokenRow(label, tokens, truth) {
+  const row = document.createElement('div');
+  row.className = 'tokrow';
+  const head = document.createElement('span');
+  head.className = 'toklabel';
+  head.textContent = label;
+  row.append(head);
+  tokens.forEach((t, j) => {
+    const s = document.createElement('span');
+    s.className = 'tok';
+    s.textContent = String(t);
+    if (truth) {
+      s.classList.add(t === truth[j] ? 'right' : 'wrong');
+      if (j > 0 && t === tokens[j - 1]) { s.classList.add('repeat'); s.title = 'same as the token before'; }
+    }
+    row.append(s);
+  });
+  return row;
+}
+
+function drawSamples(snap) {
+  const box = $('samples');
+  box.replaceChildren(...snap.samples.map((s, i) => {
+    const div = document.createElement('div');
+    div.className = 'sample';
+    div.setAttribute('aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
+    div.append(tokenRow('x', s.inputs), tokenRow('y', s.truth), tokenRow('ŷ', s.generated, s.truth));
+    return div;
+  }));
+}
+
+// ---- boot ------------------------------------------------------------------------------
+
+async function boot() {
+  try {
+    await init();
+  } catch (err) {
+    showError(`The WebAssembly engine failed to load (${err.message || err}). This page needs a browser with WebAssembly support; try reloading.`);
+    return;
+  }
+  const params = new URLSearchParams(window.location.search);
+  const backend = params.get('backend');
+  if (backend !== null) {
+    if (backend === 'webgpu' || backend === 'cpu') state.backendOverride = backend;
+    else notice(`Unknown backend "${backend}" in the URL (allowed: webgpu, cpu); choosing automatically.`);
+  }
+  const parsed = parseQuery(window.location.search);
+  parsed.notices.forEach(notice);
+  state.cfg = parsed.config;
+  setControls(state.cfg);
+  wireControls();
+  $('boot').textContent = 'Starting the training worker…';
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = onMessage;
+  worker.onerror = (e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
+  state.worker = worker;
+  setInterval(() => { if (state.running) { updateRate(); scheduleDraw(false); } }, 1000);
+}
+
+boot();

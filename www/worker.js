@@ -1,0 +1,101 @@
+// Training worker: owns the engine Session and runs it in bounded chunks so that commands
+// from the page (pause, step, set, reset) are handled between chunks.
+//
+// Protocol (page → worker):
+//   {type:'start', config, backend}   new run ("webgpu" | "cpu" | "" = choose); autoplay
+//   {type:'pause'} {type:'resume'} {type:'step'}
+//   {type:'set', key, value}           live parameter (c, c-from, lr, …)
+//   {type:'csv'}                       reply {type:'csv', csv}
+// Protocol (worker → page):
+//   {type:'ready'}                     wasm loaded
+//   {type:'backend', backend, reason, params, omega}
+//   {type:'chunk', step, steps, status, message, rows, snapshots}
+//   {type:'state', running}
+//   {type:'error', message}
+import init, { Session, chooseBackend } from './pkg/plateau.js';
+
+const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
+
+let session = null;
+let running = false;
+let queue = [];
+let wake = null;
+let generation = 0;
+
+function post(msg) { self.postMessage(msg); }
+
+self.onmessage = (e) => {
+  queue.push(e.data);
+  if (wake) { const w = wake; wake = null; w(); }
+};
+
+// A macrotask boundary: lets queued messages arrive.
+const tick = () => new Promise((resolve) => { const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(0); });
+
+async function start(msg) {
+  generation += 1;
+  if (session) { session.free(); session = null; }
+  const choice = await chooseBackend(msg.backend || '');
+  let backend = choice.backend;
+  let reason = choice.reason;
+  try {
+    session = await Session.create(msg.config, backend);
+  } catch (err) {
+    if (backend !== 'webgpu') throw err;
+    reason = `WebGPU failed to start (${err.message || err}); training runs on the CPU backend instead.`;
+    backend = 'cpu';
+    session = await Session.create(msg.config, backend);
+  }
+  post({ type: 'backend', backend, reason, params: session.paramCount(), omega: session.omega() });
+  running = msg.autoplay !== false;
+  post({ type: 'state', running });
+}
+
+async function chunk(budget, maxSteps) {
+  const out = await session.runFor(budget, maxSteps);
+  post({ type: 'chunk', ...out });
+  if (out.status !== 'running') { running = false; post({ type: 'state', running }); }
+}
+
+async function handle(msg) {
+  switch (msg.type) {
+    case 'start': await start(msg); break;
+    case 'pause': running = false; post({ type: 'state', running }); break;
+    case 'resume': if (session) { running = true; post({ type: 'state', running }); } break;
+    case 'step': if (session) { running = false; post({ type: 'state', running }); await chunk(0, 1); } break;
+    case 'set':
+      if (session) {
+        try { session.setParam(msg.key, String(msg.value)); }
+        catch (err) { post({ type: 'notice', message: err.message || String(err) }); }
+      }
+      break;
+    case 'csv': post({ type: 'csv', csv: session ? session.csv() : '' }); break;
+    default: post({ type: 'error', message: `unknown command ${msg.type}` });
+  }
+}
+
+async function main() {
+  try {
+    await init();
+  } catch (err) {
+    post({ type: 'error', message: `The WebAssembly engine failed to load in the worker: ${err.message || err}` });
+    return;
+  }
+  post({ type: 'ready' });
+  for (;;) {
+    try {
+      while (queue.length) await handle(queue.shift());
+      if (running && session) {
+        await chunk(CHUNK_MS, 1000);
+        await tick();
+      } else {
+        await new Promise((r) => { wake = r; });
+      }
+    } catch (err) {
+      running = false;
+      post({ type: 'error', message: `Training stopped: ${err.message || err}` });
+    }
+  }
+}
+
+main();
