@@ -213,8 +213,8 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     let mut cfg = flags.cfg.clone();
     let steps = cfg.steps.min(20);
     cfg.steps = steps;
-    cfg.eval_every = 1_000_000;
-    cfg.snapshot_every = 1_000_000;
+    cfg.eval_every = 100_000;
+    cfg.snapshot_every = 100_000;
     let kinds: Vec<BackendKind> = flags
         .get("backends")
         .unwrap_or("flex,ndarray")

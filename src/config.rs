@@ -325,7 +325,7 @@ impl RunConfig {
                 lr: 1e-3,
                 batch: 64,
                 eval_batch: 64,
-                eval_every: 2,
+                eval_every: 5,
                 snapshot_every: 10,
             },
         }

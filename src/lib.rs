@@ -11,6 +11,7 @@
 //! charts. Every metric is a documented function in [`metrics`].
 //!
 //! ```
+//! # #[cfg(not(target_arch = "wasm32"))] {
 //! use plateau::config::{Preset, RunConfig};
 //! use plateau::train::{block_on, Status, Trainer};
 //! let mut cfg = RunConfig::preset(Preset::Interactive);
@@ -18,6 +19,7 @@
 //! let mut run = Trainer::new(cfg, &plateau::backend::cpu_device()).unwrap();
 //! while block_on(run.advance()) == Status::Running {}
 //! assert_eq!(run.history.rows.last().unwrap().step, 2);
+//! # }
 //! ```
 
 pub mod backend;

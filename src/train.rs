@@ -285,26 +285,23 @@ impl Trainer {
 }
 
 /// Greedy decoding: from the prompt `[x_1..x_n, SEP]`, generate `ŷ_1..ŷ_n` one token at a time,
-/// each the argmax of the logits at the last filled position. Runs the full `2n`-token input
-/// every time (later positions hold placeholders, which causal attention cannot see), so every
-/// forward has one shape. Returns `[batch, n]`.
+/// each the argmax of the logits at the last position of the prefix generated so far (prefixes of
+/// length `n+1 .. 2n`). Returns `[batch, n]`.
 pub async fn greedy_decode(model: &Transformer, held: &Batch, mask: Option<&Tensor<2>>, device: &Device) -> Vec<i64> {
     let (n, t, b) = (held.n, 2 * held.n, held.batch);
-    let mut tokens = held.inputs();
-    for row in 0..b {
-        for p in n + 1..t {
-            tokens[row * t + p] = 0;
-        }
-    }
+    let mut tokens = held.inputs(); // [b, t]; positions > n are overwritten before they are read
     let mut out = vec![0i64; b * n];
     for j in 0..n {
-        let fwd = model.forward(int_tensor(tokens.clone(), b, t, device), mask);
+        let len = n + 1 + j;
+        let prefix: Vec<i64> = (0..b).flat_map(|row| tokens[row * t..row * t + len].to_vec()).collect();
+        let mask = mask.map(|m| m.clone().slice([0..len, 0..len]));
+        let fwd = model.forward(int_tensor(prefix, b, len, device), mask.as_ref());
         let [bb, _, v] = fwd.logits.dims();
-        let next = read_i64(fwd.logits.slice([0..bb, n + j..n + j + 1, 0..v]).argmax(2)).await; // [b]
+        let next = read_i64(fwd.logits.slice([0..bb, len - 1..len, 0..v]).argmax(2)).await; // [b, 1]
         for row in 0..b {
             out[row * n + j] = next[row];
-            if n + 1 + j < t {
-                tokens[row * t + n + 1 + j] = next[row];
+            if len < t {
+                tokens[row * t + len] = next[row];
             }
         }
     }
