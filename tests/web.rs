@@ -168,9 +168,42 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         markers: vec![],
         scale: 2.0,
         dark: false,
+        legend_lower: false,
     };
     draw_lines(c.clone(), &spec).unwrap();
     let red_rows = (0..300).filter(|&y| pixel(&c, 200.0, y as f64) == [255, 0, 0, 255]).count();
     assert!(red_rows >= 2, "the series is drawn across the middle ({red_rows} red pixels in column 200)");
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Times training steps of the interactive preset on both CPU backends in this browser and
+/// prints them (the figures behind the backend choice; no time limit is asserted), and checks
+/// that the two backends compute the same losses.
+#[wasm_bindgen_test]
+#[allow(deprecated)]
+async fn cpu_backends_agree_and_report_step_times() {
+    let mut losses = vec![];
+    for (name, device) in [("flex", Device::flex()), ("ndarray", Device::ndarray())] {
+        let mut cfg = RunConfig::preset(Preset::Interactive);
+        cfg.steps = 13;
+        cfg.eval_every = 13;
+        cfg.snapshot_every = 13;
+        let mut t = Trainer::new(cfg, &device).unwrap();
+        for _ in 0..3 {
+            t.advance().await;
+        }
+        let t0 = now_ms();
+        for _ in 0..10 {
+            t.advance().await;
+        }
+        let ms = (now_ms() - t0) / 10.0;
+        t.advance().await; // step 13: evaluation row
+        web_sys::console::log_1(&format!("BENCH browser {name}: {ms:.1} ms/step (interactive preset, training only)").into());
+        losses.push(t.history.rows.last().unwrap().loss);
+    }
+    assert!((losses[0] - losses[1]).abs() < 1e-4, "flex {} vs ndarray {}", losses[0], losses[1]);
 }

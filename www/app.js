@@ -208,12 +208,31 @@ function download(name, text, type) {
 
 // ---- drawing ---------------------------------------------------------------------------
 
+// A redraw is split into jobs, one chart per animation frame, so that no main-thread task is
+// long (each plotters draw takes a few milliseconds).
 function scheduleDraw(now) {
   if (state.drawPending) return;
   state.drawPending = true;
   const minGap = reducedMotion.matches ? 1000 : 200;
   const wait = now ? 0 : Math.max(0, minGap - (performance.now() - state.lastDraw));
-  setTimeout(() => requestAnimationFrame(() => { state.drawPending = false; state.lastDraw = performance.now(); draw(); }), wait);
+  setTimeout(() => {
+    const jobs = drawJobs();
+    const next = () => {
+      const job = jobs.shift();
+      if (!job) { state.drawPending = false; state.lastDraw = performance.now(); return; }
+      job();
+      requestAnimationFrame(next);
+    };
+    requestAnimationFrame(next);
+  }, wait);
+}
+
+// Longest main-thread task seen (Long Tasks API), for the end-to-end test and the curious.
+window.plateauLongestTaskMs = 0;
+if ('PerformanceObserver' in window && PerformanceObserver.supportedEntryTypes && PerformanceObserver.supportedEntryTypes.includes('longtask')) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.plateauLongestTaskMs = Math.max(window.plateauLongestTaskMs, e.duration);
+  }).observe({ type: 'longtask', buffered: true });
 }
 
 function fit(canvas) {
@@ -249,43 +268,56 @@ function currentSnap() {
   return state.snaps[state.scrub === null ? state.snaps.length - 1 : Math.min(state.scrub, state.snaps.length - 1)];
 }
 
-function draw() {
+function drawStatus() {
   const now = performance.now();
   $('step').textContent = String(state.step);
   $('steps').textContent = String(state.steps);
   const ms = state.runMs + (state.runSince !== null ? now - state.runSince : 0);
   $('elapsed').textContent = (ms / 1000).toFixed(1);
   $('rate').textContent = state.rate.value === null ? '–' : state.rate.value.toFixed(1);
+}
 
-  const loss = col('loss');
-  const outLoss = col('output_loss');
-  const lv = [...loss, ...outLoss].map((p) => p[1]);
-  const [lmin, lmax] = range(lv, 1, 1);
-  lineChart('chart-loss', [
-    { label: 'loss (all positions)', color: C.blue, points: loss },
-    { label: 'loss (outputs)', color: C.orange, points: outLoss },
-  ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy' });
-  lineChart('chart-acc', [
-    { label: 'test accuracy', color: C.blue, points: col('test_acc') },
-    { label: 'first token', color: C.orange, points: col('first_token_acc') },
-    { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
-  ], { y_min: 0, y_max: 1.05, y_label: 'accuracy' });
-  lineChart('chart-rep', [
-    { label: 'model', color: C.verm, points: col('repetition') },
-    { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
-  ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
-  lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM' });
-  const cos = col('hidden_cos');
-  const [cmin] = range(cos.map((p) => p[1]), 0, 1);
-  lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine' });
-
-  $('sum-loss').textContent = seriesSummary('loss', loss, 3);
-  $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
-  $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${state.rows.length ? state.rows[state.rows.length - 1].data_repetition.toFixed(2) : '–'})`;
-  $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
-  $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
-
-  drawSnapshot();
+function drawJobs() {
+  return [
+    drawStatus,
+    () => {
+      const loss = col('loss');
+      const outLoss = col('output_loss');
+      const [lmin, lmax] = range([...loss, ...outLoss].map((p) => p[1]), 1, 1);
+      lineChart('chart-loss', [
+        { label: 'loss (all positions)', color: C.blue, points: loss },
+        { label: 'loss (outputs)', color: C.orange, points: outLoss },
+      ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)' });
+      $('sum-loss').textContent = seriesSummary('loss', loss, 3);
+    },
+    () => {
+      lineChart('chart-acc', [
+        { label: 'test accuracy', color: C.blue, points: col('test_acc') },
+        { label: 'first token', color: C.orange, points: col('first_token_acc') },
+        { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend_lower: true });
+      $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
+    },
+    () => {
+      lineChart('chart-rep', [
+        { label: 'model', color: C.verm, points: col('repetition') },
+        { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
+      const last = state.rows[state.rows.length - 1];
+      $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`;
+    },
+    () => {
+      lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend_lower: true });
+      $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
+    },
+    () => {
+      const cos = col('hidden_cos');
+      const [cmin] = range(cos.map((p) => p[1]), 0, 1);
+      lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine' });
+      $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
+    },
+    drawSnapshot,
+  ];
 }
 
 function drawSnapshot() {

@@ -60,6 +60,9 @@ pub struct LineSpec {
     /// Dark theme.
     #[serde(default)]
     pub dark: bool,
+    /// Put the legend in the lower right (for curves that end high).
+    #[serde(default)]
+    pub legend_lower: bool,
 }
 
 /// What a heatmap shows.
@@ -125,7 +128,8 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
-/// Draws a line chart with a shared step axis.
+/// Draws a line chart with a shared step axis. A log axis is drawn by plotting `ln y` on a
+/// linear axis with labels in `y` units, so tick labels stay readable over small ranges.
 pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
@@ -134,77 +138,62 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     let s = spec.scale.max(0.5);
     let font = |px: f64| ("sans-serif", (px * s) as u32).into_font().color(&fg);
     let x_max = spec.x_max.max(1.0);
-    let (y0, y1) =
-        if spec.y_max > spec.y_min { (spec.y_min, spec.y_max) } else { (spec.y_min - 0.5, spec.y_min + 0.5) };
-    let mut builder = ChartBuilder::on(&root);
-    builder.margin((8.0 * s) as u32).x_label_area_size((26.0 * s) as u32).y_label_area_size((44.0 * s) as u32);
-    macro_rules! finish {
-        ($chart:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .light_line_style(grid.mix(0.0))
-                .bold_line_style(grid)
-                .axis_style(fg.mix(0.6))
-                .label_style(font(11.0))
-                .axis_desc_style(font(11.0))
-                .x_desc("step")
-                .y_desc(spec.y_label.as_str())
-                .x_labels(6)
-                .y_labels(5)
-                .draw()
-                .map_err(err)?;
-            for m in &spec.markers {
-                let top = y1;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(m.x, y0), (m.x, top)],
-                        fg.mix(0.45).stroke_width((1.0 * s) as u32),
-                    )))
-                    .map_err(err)?;
-                if !m.label.is_empty() {
-                    let pos = Pos::new(HPos::Left, VPos::Top);
-                    chart
-                        .draw_series(std::iter::once(Text::new(
-                            format!(" {}", m.label),
-                            (m.x, top),
-                            font(10.0).pos(pos),
-                        )))
-                        .map_err(err)?;
-                }
-            }
-            for ser in &spec.series {
-                let color = hex(&ser.color);
-                let style = color.stroke_width((if ser.dashed { 1.0 } else { 2.0 } * s).round().max(1.0) as u32);
-                let pts: Vec<(f64, f64)> =
-                    ser.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
-                if ser.dashed {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style))
-                        .map_err(err)?
-                } else {
-                    chart.draw_series(LineSeries::new(pts, style)).map_err(err)?
-                }
-                .label(ser.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3)));
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(bg.mix(0.85))
-                .border_style(grid)
-                .label_font(font(11.0))
-                .draw()
-                .map_err(err)?;
-        }};
+    let ty = |y: f64| if spec.y_log { y.max(1e-9).ln() } else { y };
+    let (y0, y1) = if spec.y_max > spec.y_min { (ty(spec.y_min), ty(spec.y_max)) } else { (ty(spec.y_min) - 0.5, ty(spec.y_min) + 0.5) };
+    let mut chart = ChartBuilder::on(&root)
+        .margin((8.0 * s) as u32)
+        .x_label_area_size((26.0 * s) as u32)
+        .y_label_area_size((44.0 * s) as u32)
+        .build_cartesian_2d(0f64..x_max, y0..y1)
+        .map_err(err)?;
+    let y_fmt = |v: &f64| {
+        let y = if spec.y_log { v.exp() } else { *v };
+        if y.abs() >= 10.0 { format!("{y:.0}") } else if spec.y_log { format!("{y:.2}") } else { format!("{y:.1}") }
+    };
+    chart
+        .configure_mesh()
+        .light_line_style(grid.mix(0.0))
+        .bold_line_style(grid)
+        .axis_style(fg.mix(0.6))
+        .label_style(font(11.0))
+        .axis_desc_style(font(11.0))
+        .x_desc("step")
+        .y_desc(spec.y_label.as_str())
+        .x_labels(6)
+        .y_labels(5)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&y_fmt)
+        .draw()
+        .map_err(err)?;
+    for m in &spec.markers {
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![(m.x, y0), (m.x, y1)], fg.mix(0.45).stroke_width((1.0 * s) as u32))))
+            .map_err(err)?;
+        if !m.label.is_empty() {
+            let pos = Pos::new(HPos::Left, VPos::Top);
+            chart.draw_series(std::iter::once(Text::new(format!(" {}", m.label), (m.x, y1), font(10.0).pos(pos)))).map_err(err)?;
+        }
     }
-    if spec.y_log {
-        let chart = builder.build_cartesian_2d(0f64..x_max, (y0.max(1e-6)..y1).log_scale()).map_err(err)?;
-        finish!(chart);
-    } else {
-        let chart = builder.build_cartesian_2d(0f64..x_max, y0..y1).map_err(err)?;
-        finish!(chart);
+    for ser in &spec.series {
+        let color = hex(&ser.color);
+        let style = color.stroke_width((if ser.dashed { 1.0 } else { 2.0 } * s).round().max(1.0) as u32);
+        let pts: Vec<(f64, f64)> = ser.points.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+        if ser.dashed {
+            chart.draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style)).map_err(err)?
+        } else {
+            chart.draw_series(LineSeries::new(pts, style)).map_err(err)?
+        }
+        .label(ser.label.clone())
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3)));
     }
+    chart
+        .configure_series_labels()
+        .position(if spec.legend_lower { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperRight })
+        .background_style(bg.mix(0.85))
+        .border_style(grid)
+        .label_font(font(11.0))
+        .draw()
+        .map_err(err)?;
     root.present().map_err(err)?;
     Ok(())
 }

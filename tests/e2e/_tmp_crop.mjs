@@ -1,0 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { launch } from './helpers.mjs';
+const [,, file, out, x, y, w, h, scale = '2'] = process.argv;
+const b = await launch();
+const p = await b.newPage({ viewport: { width: Number(w), height: Number(h) }, deviceScaleFactor: Number(scale) });
+const data = readFileSync(file).toString('base64');
+await p.setContent(`<body style="margin:0"><img style="position:absolute;left:${-x}px;top:${-y}px" src="data:image/png;base64,${data}">`);
+await p.waitForTimeout(200);
+await p.screenshot({ path: out });
+await b.close();
