@@ -1,8 +1,13 @@
 //! Backend choice. The engine is written once against burn's backend-erased `Tensor` API and
 //! runs on whichever device it is handed.
 //!
-//! CPU: [`cpu_device`] is the backend chosen for the CPU path in both the CLI and the page (see
-//! `BENCHMARKS.md` and the foundation issue for the ndarray-vs-flex measurement).
+//! CPU: [`cpu_device`] is the backend chosen for the CPU path in both the CLI and the page, so
+//! that the same seed gives the same rows in both. Measured on the interactive preset (training
+//! step, 2-core machine, 2026-11-29): natively Flex 39.3 ms vs NdArray 37.8 ms per step; in
+//! headless Chromium (release wasm, SIMD) Flex 239 ms vs NdArray 90 ms. NdArray wins in the
+//! browser by 2.7× and ties natively, so it is the CPU backend, although burn 0.22 marks it
+//! deprecated in favour of Flex; `plateau bench` and the browser test
+//! `cpu_backends_agree_and_report_step_times` re-measure both.
 
 use burn::tensor::Device;
 
@@ -39,7 +44,7 @@ impl BackendKind {
 }
 
 /// The CPU backend used by default.
-pub const CPU: BackendKind = BackendKind::Flex;
+pub const CPU: BackendKind = BackendKind::NdArray;
 
 /// A plain (non-autodiff) device of the chosen CPU backend.
 pub fn cpu_device() -> Device {

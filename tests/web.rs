@@ -168,7 +168,7 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         markers: vec![],
         scale: 2.0,
         dark: false,
-        legend_lower: false,
+        legend: String::new(),
     };
     draw_lines(c.clone(), &spec).unwrap();
     let red_rows = (0..300).filter(|&y| pixel(&c, 200.0, y as f64) == [255, 0, 0, 255]).count();

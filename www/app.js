@@ -22,7 +22,9 @@ const state = {
   runSince: null,
   rate: { step: 0, t: 0, value: null },
   drawPending: false,
+  drawAgain: false, // a draw was requested while one was in progress
   lastDraw: 0,
+  run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   backendOverride: '',
 };
@@ -50,7 +52,7 @@ window.addEventListener('unhandledrejection', (e) => showError(`Something went w
 // ---- controls ------------------------------------------------------------------------
 
 const fmtC = (c) => (Math.abs(c - 1) < 1e-9 ? '1 (off)' : Number(c.toPrecision(2)).toString());
-const fmtLr = (lr) => Number(lr.toPrecision(2)).toExponential().replace('e', '·10^').replace('^-', '^−');
+const fmtLr = (lr) => Number(lr.toPrecision(2)).toString();
 
 function sliderToC(v) { return Math.abs(v) < 0.025 ? 1 : Number(Math.pow(10, v).toPrecision(3)); }
 
@@ -115,7 +117,8 @@ function wireControls() {
   });
   $('scrub').addEventListener('input', () => {
     const i = Number($('scrub').value);
-    state.scrub = i >= state.snaps.length - 1 ? null : i;
+    // The right end as drawn means "live", even when snapshots arrived since the last draw.
+    state.scrub = i >= Math.min(Number($('scrub').max), state.snaps.length - 1) ? null : i;
     scheduleDraw(true);
   });
   $('csv').addEventListener('click', () => send({ type: 'csv' }));
@@ -140,7 +143,8 @@ function startRun() {
   state.steps = state.cfg.steps;
   $('steps').textContent = String(state.steps);
   $('run-state').textContent = 'starting';
-  send({ type: 'start', config: state.runCfg, backend: state.backendOverride });
+  state.run += 1;
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride });
   scheduleDraw(true);
 }
 
@@ -151,6 +155,7 @@ function onMessage(e) {
   switch (msg.type) {
     case 'ready': $('boot').hidden = true; startRun(); break;
     case 'backend':
+      if (msg.run !== state.run) break;
       $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
       $('backend').dataset.backend = msg.backend;
       state.omega = msg.omega;
@@ -168,6 +173,7 @@ function onMessage(e) {
       break;
     }
     case 'chunk': {
+      if (msg.run !== state.run) break; // posted by the previous run before the worker saw the reset
       state.rows.push(...msg.rows);
       state.snaps.push(...msg.snapshots);
       state.step = msg.step;
@@ -211,15 +217,21 @@ function download(name, text, type) {
 // A redraw is split into jobs, one chart per animation frame, so that no main-thread task is
 // long (each plotters draw takes a few milliseconds).
 function scheduleDraw(now) {
-  if (state.drawPending) return;
+  if (state.drawPending) { state.drawAgain = true; return; }
   state.drawPending = true;
   const minGap = reducedMotion.matches ? 1000 : 200;
   const wait = now ? 0 : Math.max(0, minGap - (performance.now() - state.lastDraw));
   setTimeout(() => {
+    state.drawAgain = false; // the jobs below read the state as it is from now on
     const jobs = drawJobs();
     const next = () => {
       const job = jobs.shift();
-      if (!job) { state.drawPending = false; state.lastDraw = performance.now(); return; }
+      if (!job) {
+        state.drawPending = false;
+        state.lastDraw = performance.now();
+        if (state.drawAgain) scheduleDraw(false); // state changed after the chain had begun
+        return;
+      }
       job();
       requestAnimationFrame(next);
     };
@@ -287,15 +299,15 @@ function drawJobs() {
       lineChart('chart-loss', [
         { label: 'loss (all positions)', color: C.blue, points: loss },
         { label: 'loss (outputs)', color: C.orange, points: outLoss },
-      ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)' });
-      $('sum-loss').textContent = seriesSummary('loss', loss, 3);
+      ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
+      $('sum-loss').textContent = `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`;
     },
     () => {
       lineChart('chart-acc', [
         { label: 'test accuracy', color: C.blue, points: col('test_acc') },
         { label: 'first token', color: C.orange, points: col('first_token_acc') },
         { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
-      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend_lower: true });
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
       $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
     },
     () => {
@@ -307,13 +319,13 @@ function drawJobs() {
       $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`;
     },
     () => {
-      lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend_lower: true });
+      lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend: 'ul' });
       $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
     },
     () => {
       const cos = col('hidden_cos');
       const [cmin] = range(cos.map((p) => p[1]), 0, 1);
-      lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine' });
+      lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine', legend: 'll' });
       $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
     },
     drawSnapshot,

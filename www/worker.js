@@ -2,14 +2,15 @@
 // from the page (pause, step, set, reset) are handled between chunks.
 //
 // Protocol (page → worker):
-//   {type:'start', config, backend}   new run ("webgpu" | "cpu" | "" = choose); autoplay
+//   {type:'start', run, config, backend}  new run ("webgpu" | "cpu" | "" = choose); autoplay;
+//                                      run: the page's id for it, echoed in 'backend' and 'chunk'
 //   {type:'pause'} {type:'resume'} {type:'step'}
 //   {type:'set', key, value}           live parameter (c, c-from, lr, …)
 //   {type:'csv'}                       reply {type:'csv', csv}
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
-//   {type:'backend', backend, reason, params, omega}
-//   {type:'chunk', step, steps, status, message, rows, snapshots}
+//   {type:'backend', run, backend, reason, params, omega}
+//   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'state', running}
 //   {type:'error', message}
 import init, { Session, chooseBackend } from './pkg/plateau.js';
@@ -20,7 +21,7 @@ let session = null;
 let running = false;
 let queue = [];
 let wake = null;
-let generation = 0;
+let run = 0; // the page's id of the current run, echoed in 'backend' and 'chunk'
 
 function post(msg) { self.postMessage(msg); }
 
@@ -33,7 +34,7 @@ self.onmessage = (e) => {
 const tick = () => new Promise((resolve) => { const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(0); });
 
 async function start(msg) {
-  generation += 1;
+  run = msg.run;
   if (session) { session.free(); session = null; }
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
@@ -46,14 +47,14 @@ async function start(msg) {
     backend = 'cpu';
     session = await Session.create(msg.config, backend);
   }
-  post({ type: 'backend', backend, reason, params: session.paramCount(), omega: session.omega() });
+  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega() });
   running = msg.autoplay !== false;
   post({ type: 'state', running });
 }
 
 async function chunk(budget, maxSteps) {
   const out = await session.runFor(budget, maxSteps);
-  post({ type: 'chunk', ...out });
+  post({ type: 'chunk', run, ...out });
   if (out.status !== 'running') { running = false; post({ type: 'state', running }); }
 }
 

@@ -60,9 +60,9 @@ pub struct LineSpec {
     /// Dark theme.
     #[serde(default)]
     pub dark: bool,
-    /// Put the legend in the lower right (for curves that end high).
+    /// Legend corner: `"ul"`, `"ur"` (default), `"ll"` or `"lr"` — where the curves are not.
     #[serde(default)]
-    pub legend_lower: bool,
+    pub legend: String,
 }
 
 /// What a heatmap shows.
@@ -142,7 +142,7 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     let (y0, y1) = if spec.y_max > spec.y_min { (ty(spec.y_min), ty(spec.y_max)) } else { (ty(spec.y_min) - 0.5, ty(spec.y_min) + 0.5) };
     let mut chart = ChartBuilder::on(&root)
         .margin((8.0 * s) as u32)
-        .x_label_area_size((26.0 * s) as u32)
+        .x_label_area_size((36.0 * s) as u32)
         .y_label_area_size((44.0 * s) as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
         .map_err(err)?;
@@ -188,7 +188,12 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     }
     chart
         .configure_series_labels()
-        .position(if spec.legend_lower { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperRight })
+        .position(match spec.legend.as_str() {
+            "ul" => SeriesLabelPosition::UpperLeft,
+            "ll" => SeriesLabelPosition::LowerLeft,
+            "lr" => SeriesLabelPosition::LowerRight,
+            _ => SeriesLabelPosition::UpperRight,
+        })
         .background_style(bg.mix(0.85))
         .border_style(grid)
         .label_font(font(11.0))
