@@ -202,7 +202,9 @@ async fn cpu_backends_agree_and_report_step_times() {
         }
         let ms = (now_ms() - t0) / 10.0;
         t.advance().await; // step 13: evaluation row
-        web_sys::console::log_1(&format!("BENCH browser {name}: {ms:.1} ms/step (interactive preset, training only)").into());
+        web_sys::console::log_1(
+            &format!("BENCH browser {name}: {ms:.1} ms/step (interactive preset, training only)").into(),
+        );
         losses.push(t.history.rows.last().unwrap().loss);
     }
     assert!((losses[0] - losses[1]).abs() < 1e-4, "flex {} vs ndarray {}", losses[0], losses[1]);

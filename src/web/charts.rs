@@ -139,7 +139,11 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     let font = |px: f64| ("sans-serif", (px * s) as u32).into_font().color(&fg);
     let x_max = spec.x_max.max(1.0);
     let ty = |y: f64| if spec.y_log { y.max(1e-9).ln() } else { y };
-    let (y0, y1) = if spec.y_max > spec.y_min { (ty(spec.y_min), ty(spec.y_max)) } else { (ty(spec.y_min) - 0.5, ty(spec.y_min) + 0.5) };
+    let (y0, y1) = if spec.y_max > spec.y_min {
+        (ty(spec.y_min), ty(spec.y_max))
+    } else {
+        (ty(spec.y_min) - 0.5, ty(spec.y_min) + 0.5)
+    };
     let mut chart = ChartBuilder::on(&root)
         .margin((8.0 * s) as u32)
         .x_label_area_size((36.0 * s) as u32)
@@ -148,7 +152,13 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
         .map_err(err)?;
     let y_fmt = |v: &f64| {
         let y = if spec.y_log { v.exp() } else { *v };
-        if y.abs() >= 10.0 { format!("{y:.0}") } else if spec.y_log { format!("{y:.2}") } else { format!("{y:.1}") }
+        if y.abs() >= 10.0 {
+            format!("{y:.0}")
+        } else if spec.y_log {
+            format!("{y:.2}")
+        } else {
+            format!("{y:.1}")
+        }
     };
     chart
         .configure_mesh()
@@ -167,17 +177,23 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
         .map_err(err)?;
     for m in &spec.markers {
         chart
-            .draw_series(std::iter::once(PathElement::new(vec![(m.x, y0), (m.x, y1)], fg.mix(0.45).stroke_width((1.0 * s) as u32))))
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(m.x, y0), (m.x, y1)],
+                fg.mix(0.45).stroke_width((1.0 * s) as u32),
+            )))
             .map_err(err)?;
         if !m.label.is_empty() {
             let pos = Pos::new(HPos::Left, VPos::Top);
-            chart.draw_series(std::iter::once(Text::new(format!(" {}", m.label), (m.x, y1), font(10.0).pos(pos)))).map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(format!(" {}", m.label), (m.x, y1), font(10.0).pos(pos))))
+                .map_err(err)?;
         }
     }
     for ser in &spec.series {
         let color = hex(&ser.color);
         let style = color.stroke_width((if ser.dashed { 1.0 } else { 2.0 } * s).round().max(1.0) as u32);
-        let pts: Vec<(f64, f64)> = ser.points.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+        let pts: Vec<(f64, f64)> =
+            ser.points.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
         if ser.dashed {
             chart.draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style)).map_err(err)?
         } else {
