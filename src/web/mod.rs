@@ -25,16 +25,26 @@ unsafe extern "C" {
     fn __wasm_call_ctors();
 }
 
-/// Runs the static constructors once and installs the panic hook so that a Rust panic reaches
-/// the console (and the page's error handler) as a readable message.
+/// Runs the static constructors exactly once per instance. The start function calls it; so does
+/// everything that needs the registrations (the WebGPU setup), because a host that does not run
+/// the start function (the wasm-bindgen test runner) would otherwise find them missing.
+pub fn ensure_constructors() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: guarded to run once per instance; the constructors are the static
+        // registrations of the `inventory` crate and touch no other state.
+        #[cfg(target_family = "wasm")]
+        unsafe {
+            __wasm_call_ctors();
+        }
+    });
+}
+
+/// Runs the static constructors and installs the panic hook so that a Rust panic reaches the
+/// console (and the page's error handler) as a readable message.
 #[wasm_bindgen(start)]
 pub fn start() {
-    // SAFETY: called once per instance, right after instantiation, before any other export
-    // (wasm-bindgen's start function); the constructors it runs are idempotent registrations.
-    #[cfg(target_family = "wasm")]
-    unsafe {
-        __wasm_call_ctors();
-    }
+    ensure_constructors();
     console_error_panic_hook::set_once();
 }
 
@@ -139,6 +149,7 @@ thread_local! {
 
 /// The browser's WebGPU device, set up once per page or worker and cached.
 pub async fn webgpu_device() -> Result<Device, String> {
+    ensure_constructors();
     if let Some(d) = WEBGPU.with(|w| w.borrow().clone()) {
         return Ok(d);
     }
