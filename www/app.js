@@ -117,8 +117,10 @@ function wireControls() {
   });
   $('scrub').addEventListener('input', () => {
     const i = Number($('scrub').value);
-    // The right end as drawn means "live", even when snapshots arrived since the last draw.
-    state.scrub = i >= Math.min(Number($('scrub').max), state.snaps.length - 1) ? null : i;
+    // The right end as drawn means "live", even when snapshots arrived since the last draw;
+    // the left end always means the first snapshot.
+    const max = Number($('scrub').max);
+    state.scrub = (i > 0 && i >= max) || state.snaps.length <= 1 ? null : i;
     scheduleDraw(true);
   });
   $('csv').addEventListener('click', () => send({ type: 'csv' }));
