@@ -193,7 +193,7 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
 fn cmd_params() -> Result<ExitCode, CliError> {
     let paper = RunConfig::preset(Preset::Paper);
     let inter = RunConfig::preset(Preset::Interactive);
-    println!("{:<16} {:<12} {:<12} {:<5} {}", "flag", "paper", "interactive", "live", "allowed — what it does");
+    println!("{:<16} {:<12} {:<12} {:<5} allowed — what it does", "flag", "paper", "interactive", "live");
     for p in PARAMS {
         println!(
             "--{:<14} {:<12} {:<12} {:<5} {} — {}",

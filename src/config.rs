@@ -378,17 +378,15 @@ impl RunConfig {
             safe: Some(safe.unwrap_or_else(|| self.get(key).unwrap_or_default())),
         })?;
         self.assign(key, &parsed);
-        if key == "heads" || key == "d-model" {
-            if self.d_model % self.heads != 0 {
-                let err = ConfigError {
-                    key: key.to_string(),
-                    value: value.to_string(),
-                    allowed: format!("heads dividing d-model ({} heads, d-model {})", self.heads, self.d_model),
-                    safe: Some("1 head".to_string()),
-                };
-                self.heads = 1;
-                return Err(err);
-            }
+        if (key == "heads" || key == "d-model") && self.d_model % self.heads != 0 {
+            let err = ConfigError {
+                key: key.to_string(),
+                value: value.to_string(),
+                allowed: format!("heads dividing d-model ({} heads, d-model {})", self.heads, self.d_model),
+                safe: Some("1 head".to_string()),
+            };
+            self.heads = 1;
+            return Err(err);
         }
         Ok(())
     }

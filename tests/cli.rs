@@ -58,9 +58,7 @@ fn cli_rows_equal_the_engine_rows() {
     let (code, _, err) =
         plateau(&["run", "--steps", "8", "--eval-every", "4", "--quiet", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let mut cfg = plateau::config::RunConfig::default();
-    cfg.steps = 8;
-    cfg.eval_every = 4;
+    let cfg = plateau::config::RunConfig { steps: 8, eval_every: 4, ..Default::default() };
     let mut t = plateau::train::Trainer::new(cfg.clone(), &plateau::backend::cpu_device()).unwrap();
     while plateau::train::block_on(t.advance()) == plateau::train::Status::Running {}
     assert_eq!(std::fs::read_to_string(&out).unwrap(), t.history.to_csv(cfg.n));

@@ -154,6 +154,7 @@ impl Transformer {
         let [_, t] = tokens.dims();
         let device = tokens.device();
         let tok = burn::tensor::module::embedding(self.tok_emb.val(), tokens); // [b, t, d]
+        #[allow(clippy::single_range_in_vec_init)] // burn slices take one range per dimension
         let pos = self.pos_emb.val().slice([0..t]).unsqueeze::<3>(); // [1, t, d]
         let _ = device;
         let mut x = tok + pos;
@@ -219,7 +220,7 @@ mod tests {
         let m = cfg.init(Init::Gamma(0.3), 1, &device);
         let tokens = Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 2, 3, 4, 5, 6], [1, 6]), &device);
         let f = m.forward(tokens, None);
-        let a: Vec<f32> = f.attention[0].clone().into_data().to_vec().unwrap();
+        let a: Vec<f32> = f.attention[0].clone().into_data().try_to_vec().unwrap();
         for q in 0..6 {
             for k in q + 1..6 {
                 assert_eq!(a[q * 6 + k], 0.0, "({q},{k}) must be masked");
@@ -239,8 +240,8 @@ mod tests {
         let run = |toks: Vec<i64>| {
             let t = Tensor::<2, Int>::from_data(TensorData::new(toks, [1, 6]), &device);
             let f = m.forward(t, None);
-            let a: Vec<f32> = f.attention[0].clone().into_data().to_vec().unwrap();
-            let l: Vec<f32> = f.logits.into_data().to_vec().unwrap();
+            let a: Vec<f32> = f.attention[0].clone().into_data().try_to_vec().unwrap();
+            let l: Vec<f32> = f.logits.into_data().try_to_vec().unwrap();
             (a, l)
         };
         let (a, l1) = run(vec![1, 2, 3, 4, 5, 6]);
@@ -261,8 +262,8 @@ mod tests {
         let mut mask = vec![1.0f32; 16];
         mask[3 * 4 + 1] = 2.5;
         let mask = Tensor::from_data(TensorData::new(mask, [4, 4]), &device);
-        let a0: Vec<f32> = m.forward(t.clone(), None).attention[0].clone().into_data().to_vec().unwrap();
-        let a1: Vec<f32> = m.forward(t, Some(&mask)).attention[0].clone().into_data().to_vec().unwrap();
+        let a0: Vec<f32> = m.forward(t.clone(), None).attention[0].clone().into_data().try_to_vec().unwrap();
+        let a1: Vec<f32> = m.forward(t, Some(&mask)).attention[0].clone().into_data().try_to_vec().unwrap();
         assert!((a1[13] - 2.5 * a0[13]).abs() < 1e-7);
         assert_eq!(a1[12], a0[12]);
     }

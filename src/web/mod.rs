@@ -300,6 +300,10 @@ impl Session {
     /// snapshots}` with the rows and snapshots recorded since the last call. Do not call other
     /// methods while the promise is pending.
     #[wasm_bindgen(js_name = runFor)]
+    // The borrow is held across awaits on purpose: the worker never calls in while a chunk runs,
+    // and the other methods use `try_borrow_mut`, which reports "session is busy" instead of
+    // panicking.
+    #[allow(clippy::await_holding_refcell_ref)]
     pub fn run_for(&self, budget_ms: f64, max_steps: u32) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
