@@ -222,6 +222,9 @@ test('moving c and pressing Reset starts a new run with that c', { timeout: TEST
       assert.ok(seen[i] >= seen[i - 1], `#step went backwards after Reset (a step of the old run shown in the new one?): ${seen.join(' ')}`);
     }
     // The first snapshot of the new run is step 0 (no stale snapshot of the old run).
+    // Wait until the scrubber has drawn a second snapshot: with only one, Home does not move it
+    // (no input event) and the live view would be the first snapshot anyway.
+    await waitFn(page, () => Number(document.querySelector('#scrub').max) >= 1);
     await page.focus('#scrub');
     await page.keyboard.press('Home');
     await waitFn(page, () => document.querySelector('#scrub-out').textContent === '0');
