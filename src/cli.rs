@@ -14,6 +14,7 @@
 
 use crate::backend::{self, BackendKind};
 use crate::config::{describe, Preset, RunConfig, PARAMS};
+use crate::run::Run;
 use crate::train::{block_on, Status, Trainer};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -85,6 +86,8 @@ pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, Cli
             ))
         })?);
     }
+    // The experiment before the other keys: it picks its chapter's defaults.
+    pairs.sort_by_key(|(k, _)| k != "experiment");
     let mut extra = vec![];
     for (k, v) in pairs {
         if k == "preset" {
@@ -119,7 +122,16 @@ impl Flags {
 /// Trains one run to the end, with a progress bar on stderr unless `quiet`. Returns the trainer
 /// (its history) and the wall time in seconds.
 pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Trainer, f64), CliError> {
-    let mut run = Trainer::new(cfg, &backend::device(kind))?;
+    let (run, secs) = train_any(cfg, kind, quiet, label)?;
+    match run {
+        Run::Plateau(t) => Ok((*t, secs)),
+        _ => Err(CliError("this command runs chapter 1 experiments only (mws, prefix-sum)".into())),
+    }
+}
+
+/// [`train`] for any chapter.
+pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Run, f64), CliError> {
+    let mut run = Run::new(cfg, &backend::device(kind))?;
     let total = run.config().steps;
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
@@ -134,16 +146,14 @@ pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Res
             if due || status != Status::Running {
                 last_draw = Instant::now();
                 last_pct = pct;
-                let row = run.history.rows.last();
+                let (loss, metric, value) = run.progress();
                 let width = 30;
                 let filled = width * s / total.max(1);
                 let rate = s as f64 / start.elapsed().as_secs_f64().max(1e-9);
                 let line = format!(
-                    "{label} [{}{}] {s}/{total} loss {:.3} test_acc {:.2} ({rate:.1} steps/s)",
+                    "{label} [{}{}] {s}/{total} loss {loss:.3} {metric} {value:.2} ({rate:.1} steps/s)",
                     "#".repeat(filled),
                     ".".repeat(width - filled),
-                    row.map_or(f64::NAN, |r| r.loss),
-                    row.map_or(f64::NAN, |r| r.test_acc),
                 );
                 if tty {
                     eprint!("\r{line}\x1b[K");
@@ -171,15 +181,23 @@ pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Res
 }
 
 fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
-    let flags = parse_flags(args, &["out", "backend", "quiet"])?;
+    let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings"])?;
     let out = flags.get("out").ok_or_else(|| CliError("run needs --out FILE.csv".into()))?.to_string();
+    let embeddings = flags.get("embeddings").map(str::to_string);
+    if embeddings.is_some() && flags.cfg.experiment != crate::config::Task::Anchors {
+        return Err(CliError("--embeddings is for --experiment anchors (chapter 2)".into()));
+    }
     let kind = flags.backend()?;
-    let n = flags.cfg.n;
-    let (run, secs) = train(flags.cfg.clone(), kind, flags.get("quiet").is_some(), "run")?;
-    std::fs::write(&out, run.history.to_csv(n)).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+    let (run, secs) = train_any(flags.cfg.clone(), kind, flags.get("quiet").is_some(), "run")?;
+    std::fs::write(&out, run.csv()).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+    if let (Some(path), Run::Anchors(t)) = (&embeddings, &run) {
+        std::fs::write(path, crate::chapter2::embeddings_csv(&t.history.snapshots))
+            .map_err(|e| CliError(format!("cannot write {path}: {e}")))?;
+        eprintln!("{} embedding snapshots → {path}", t.history.snapshots.len());
+    }
     eprintln!(
         "{} rows → {out} ({:.1} s, {:.2} steps/s, {})",
-        run.history.rows.len(),
+        run.row_count(),
         secs,
         run.step() as f64 / secs,
         kind.name()

@@ -24,6 +24,30 @@ pub enum Task {
     Mws,
     /// Prefix sum: `y_i = (Σ_{j≤i} x_j) mod 17`.
     PrefixSum,
+    /// Chapter 2: the composite anchor task with reasoning and memory anchors (Yao et al.).
+    Anchors,
+    /// Chapter 3: masked language modelling on a synthetic dependency grammar (Chen et al.).
+    Syntax,
+}
+
+/// Which network chapter 2 trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// The chapter's transformer (decoder, softmax attention).
+    Transformer,
+    /// Yao et al.'s simplified model: embedding → mean over the sequence → 2-layer MLP → logits.
+    EmbMlp,
+}
+
+impl ModelKind {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Transformer => "transformer",
+            ModelKind::EmbMlp => "emb-mlp",
+        }
+    }
 }
 
 /// How attention scores become weights.
@@ -52,6 +76,20 @@ impl Task {
         match self {
             Task::Mws => "mws",
             Task::PrefixSum => "prefix-sum",
+            Task::Anchors => "anchors",
+            Task::Syntax => "syntax",
+        }
+    }
+    /// Parses a task name.
+    pub fn parse(s: &str) -> Option<Task> {
+        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax].into_iter().find(|t| t.name() == s)
+    }
+    /// The chapter of the explorable this task belongs to (1, 2 or 3).
+    pub fn chapter(self) -> u8 {
+        match self {
+            Task::Mws | Task::PrefixSum => 1,
+            Task::Anchors => 2,
+            Task::Syntax => 3,
         }
     }
 }
@@ -112,8 +150,8 @@ pub struct ParamSpec {
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "experiment",
-        doc: "Task: moving-window sum or prefix sum.",
-        kind: Kind::Choice(&["mws", "prefix-sum"]),
+        doc: "Task: moving-window sum or prefix sum (chapter 1), anchors (chapter 2), syntax (chapter 3).",
+        kind: Kind::Choice(&["mws", "prefix-sum", "anchors", "syntax"]),
         live: false,
     },
     ParamSpec {
@@ -202,6 +240,42 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: Kind::Int { min: 1, max: 100_000 },
         live: true,
     },
+    ParamSpec {
+        key: "gamma",
+        doc: "Chapter 2 init scale γ: every weight ~ N(0, (d_in^-γ)²); larger γ = smaller init.",
+        kind: Kind::Float { min: 0.1, max: 1.5, log: false },
+        live: false,
+    },
+    ParamSpec {
+        key: "model",
+        doc: "Chapter 2 network: the transformer, or the simplified Emb-MLP.",
+        kind: Kind::Choice(&["transformer", "emb-mlp"]),
+        live: false,
+    },
+    ParamSpec {
+        key: "weight-decay",
+        doc: "Decoupled weight decay of AdamW (chapters 2 and 3; chapter 1's Adam has none).",
+        kind: Kind::Float { min: 0.0, max: 1.0, log: false },
+        live: false,
+    },
+    ParamSpec {
+        key: "lambda",
+        doc: "Chapter 3 SAS regularizer strength: loss = MLM + λ·R; λ > 0 suppresses, λ < 0 promotes.",
+        kind: Kind::Float { min: -1.0, max: 1.0, log: false },
+        live: true,
+    },
+    ParamSpec {
+        key: "lambda-from",
+        doc: "First training step at which λ applies.",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+    },
+    ParamSpec {
+        key: "lambda-until",
+        doc: "Step at which λ stops applying (the window is [from, until)).",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+    },
 ];
 
 /// Looks a parameter up by key.
@@ -247,6 +321,18 @@ pub struct RunConfig {
     pub eval_every: usize,
     /// Snapshot cadence in steps.
     pub snapshot_every: usize,
+    /// Chapter 2 init scale γ.
+    pub gamma: f64,
+    /// Chapter 2 network.
+    pub model: ModelKind,
+    /// AdamW weight decay (chapters 2 and 3).
+    pub weight_decay: f64,
+    /// Chapter 3 SAS regularizer strength λ.
+    pub lambda: f64,
+    /// First step of the λ window.
+    pub lambda_from: usize,
+    /// End (exclusive) of the λ window.
+    pub lambda_until: usize,
 }
 
 /// A rejected value: names the parameter, the value and what is allowed, and carries the safe
@@ -289,6 +375,49 @@ impl RunConfig {
     /// setting that still shows plateau, partial solution, repetition, collapse, APM rising and
     /// the drop well inside 300 steps; see `REPRODUCTION.md` for the measurement.
     pub fn preset(preset: Preset) -> RunConfig {
+        RunConfig::defaults(Task::Mws, preset)
+    }
+
+    /// The defaults of `task` under `preset`: chapter 1 ([`RunConfig::preset`]), chapter 2
+    /// ([`RunConfig::anchors`]) or chapter 3 ([`RunConfig::syntax`]).
+    pub fn defaults(task: Task, preset: Preset) -> RunConfig {
+        match task {
+            Task::Mws => RunConfig::chapter1(preset),
+            Task::PrefixSum => RunConfig { experiment: Task::PrefixSum, ..RunConfig::chapter1(preset) },
+            Task::Anchors => RunConfig::anchors(preset),
+            Task::Syntax => RunConfig::syntax(preset),
+        }
+    }
+
+    /// Parameters chapter 1 does not use, at neutral values.
+    const NEUTRAL: RunConfig = RunConfig {
+        experiment: Task::Mws,
+        preset: Preset::Interactive,
+        seed: 0,
+        steps: 400,
+        n: 8,
+        layers: 1,
+        heads: 1,
+        d_model: 64,
+        d_ff: 256,
+        attention: Attention::Linear,
+        c: 1.0,
+        c_from: 0,
+        lr: 1e-3,
+        batch: 64,
+        eval_batch: 32,
+        eval_every: 5,
+        snapshot_every: 10,
+        gamma: 0.5,
+        model: ModelKind::Transformer,
+        weight_decay: 0.0,
+        lambda: 0.0,
+        lambda_from: 0,
+        lambda_until: 1_000_000,
+    };
+
+    fn chapter1(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
         match preset {
             Preset::Paper => RunConfig {
                 experiment: Task::Mws,
@@ -308,6 +437,7 @@ impl RunConfig {
                 eval_batch: 64,
                 eval_every: 5,
                 snapshot_every: 25,
+                ..n
             },
             Preset::Interactive => RunConfig {
                 experiment: Task::Mws,
@@ -327,7 +457,64 @@ impl RunConfig {
                 eval_batch: 32,
                 eval_every: 5,
                 snapshot_every: 10,
+                ..n
             },
+        }
+    }
+
+    /// Chapter 2 (Yao et al.): a 2-layer, 1-head softmax decoder with γ-init and AdamW on the
+    /// anchor task. `paper` follows the papers' setup as far as PAPERS.md records it;
+    /// `interactive` is smaller (chosen by measurement, see `REPRODUCTION.md`).
+    pub fn anchors(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        let base = RunConfig {
+            experiment: Task::Anchors,
+            preset,
+            steps: 1500,
+            layers: 2,
+            heads: 1,
+            d_model: 64,
+            d_ff: 256,
+            attention: Attention::Softmax,
+            lr: 1e-3,
+            batch: 128,
+            eval_batch: 128,
+            eval_every: 20,
+            snapshot_every: 50,
+            gamma: 0.8,
+            weight_decay: 0.01,
+            ..n
+        };
+        match preset {
+            Preset::Interactive => base,
+            Preset::Paper => RunConfig { d_model: 128, d_ff: 512, steps: 4000, batch: 256, lr: 5e-4, ..base },
+        }
+    }
+
+    /// Chapter 3 (Chen et al.): a bidirectional softmax encoder with an MLM head on the synthetic
+    /// dependency grammar, AdamW, the SAS regularizer off by default.
+    pub fn syntax(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        let base = RunConfig {
+            experiment: Task::Syntax,
+            preset,
+            steps: 3000,
+            layers: 2,
+            heads: 4,
+            d_model: 64,
+            d_ff: 256,
+            attention: Attention::Softmax,
+            lr: 1e-3,
+            batch: 64,
+            eval_batch: 128,
+            eval_every: 25,
+            snapshot_every: 100,
+            weight_decay: 0.01,
+            ..n
+        };
+        match preset {
+            Preset::Interactive => base,
+            Preset::Paper => RunConfig { layers: 4, d_model: 128, d_ff: 512, steps: 10_000, ..base },
         }
     }
 
@@ -356,6 +543,12 @@ impl RunConfig {
             "eval-batch" => self.eval_batch.to_string(),
             "eval-every" => self.eval_every.to_string(),
             "snapshot-every" => self.snapshot_every.to_string(),
+            "gamma" => fmt_f64(self.gamma),
+            "model" => self.model.name().to_string(),
+            "weight-decay" => fmt_f64(self.weight_decay),
+            "lambda" => fmt_f64(self.lambda),
+            "lambda-from" => self.lambda_from.to_string(),
+            "lambda-until" => self.lambda_until.to_string(),
             _ => return None,
         })
     }
@@ -377,15 +570,16 @@ impl RunConfig {
             allowed: describe(spec.kind),
             safe: Some(safe.unwrap_or_else(|| self.get(key).unwrap_or_default())),
         })?;
+        let before = self.clone();
         self.assign(key, &parsed);
         if (key == "heads" || key == "d-model") && self.d_model % self.heads != 0 {
             let err = ConfigError {
                 key: key.to_string(),
                 value: value.to_string(),
                 allowed: format!("heads dividing d-model ({} heads, d-model {})", self.heads, self.d_model),
-                safe: Some("1 head".to_string()),
+                safe: Some(before.get(key).unwrap_or_default()),
             };
-            self.heads = 1;
+            *self = before;
             return Err(err);
         }
         Ok(())
@@ -408,14 +602,15 @@ impl RunConfig {
         }
     }
 
-    /// Applies `key=value` pairs in order (a `preset` pair first, wherever it stands), leniently;
+    /// Applies `key=value` pairs in order (a `preset` pair first, then `experiment`, wherever
+    /// they stand), leniently;
     /// returns the notices for rejected values.
     pub fn apply_pairs<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<ConfigError> {
         let pairs: Vec<_> = pairs.into_iter().collect();
         let mut notices = Vec::new();
         for (k, v) in pairs.iter().filter(|(k, _)| *k == "preset") {
             match Preset::parse(v) {
-                Some(p) => *self = RunConfig::preset(p),
+                Some(p) => *self = RunConfig::defaults(self.experiment, p),
                 None => notices.push(ConfigError {
                     key: k.to_string(),
                     value: v.to_string(),
@@ -424,7 +619,13 @@ impl RunConfig {
                 }),
             }
         }
-        for (k, v) in pairs.iter().filter(|(k, _)| *k != "preset") {
+        // The experiment next (it picks the chapter's defaults), then everything else.
+        for (k, v) in pairs.iter().filter(|(k, _)| *k == "experiment") {
+            if let Some(n) = self.set_lenient(k, v) {
+                notices.push(n);
+            }
+        }
+        for (k, v) in pairs.iter().filter(|(k, _)| *k != "preset" && *k != "experiment") {
             if let Some(n) = self.set_lenient(k, v) {
                 notices.push(n);
             }
@@ -434,12 +635,15 @@ impl RunConfig {
 
     /// The pairs that differ from this config's preset defaults (for short URLs and logs).
     pub fn non_default_pairs(&self) -> Vec<(String, String)> {
-        let base = RunConfig::preset(self.preset);
+        let base = RunConfig::defaults(self.experiment, self.preset);
         let mut out = vec![];
         if self.preset != Preset::Interactive {
             out.push(("preset".to_string(), self.preset.name().to_string()));
         }
-        for p in PARAMS.iter().filter(|p| p.key != "preset") {
+        if self.experiment != Task::Mws {
+            out.push(("experiment".to_string(), self.experiment.name().to_string()));
+        }
+        for p in PARAMS.iter().filter(|p| p.key != "preset" && p.key != "experiment") {
             let (a, b) = (self.get(p.key).unwrap(), base.get(p.key).unwrap());
             if a != b {
                 out.push((p.key.to_string(), a));
@@ -450,7 +654,20 @@ impl RunConfig {
 
     fn assign(&mut self, key: &str, v: &Value) {
         match (key, v) {
-            ("experiment", Value::Choice(s)) => self.experiment = if s == "mws" { Task::Mws } else { Task::PrefixSum },
+            ("experiment", Value::Choice(s)) => {
+                let task = Task::parse(s).unwrap_or(self.experiment);
+                if task.chapter() != self.experiment.chapter() {
+                    // Another chapter: its own defaults (same preset and seed).
+                    *self = RunConfig { seed: self.seed, ..RunConfig::defaults(task, self.preset) };
+                }
+                self.experiment = task;
+            }
+            ("model", Value::Choice(s)) => {
+                self.model = if s == "emb-mlp" { ModelKind::EmbMlp } else { ModelKind::Transformer }
+            }
+            ("gamma", Value::Float(x)) => self.gamma = *x,
+            ("weight-decay", Value::Float(x)) => self.weight_decay = *x,
+            ("lambda", Value::Float(x)) => self.lambda = *x,
             ("preset", Value::Choice(s)) => self.preset = Preset::parse(s).unwrap_or(self.preset),
             ("attention", Value::Choice(s)) => {
                 self.attention = if s == "linear" { Attention::Linear } else { Attention::Softmax }
@@ -472,6 +689,8 @@ impl RunConfig {
                     "eval-batch" => self.eval_batch = u,
                     "eval-every" => self.eval_every = u,
                     "snapshot-every" => self.snapshot_every = u,
+                    "lambda-from" => self.lambda_from = u,
+                    "lambda-until" => self.lambda_until = u,
                     _ => {}
                 }
             }

@@ -89,13 +89,32 @@ pub struct Snapshot {
     pub samples: Vec<Sample>,
 }
 
-/// Rows and snapshots of one run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct History {
+/// Rows and snapshots of one run (chapter 1's [`MetricRow`] and [`Snapshot`] by default; the
+/// other chapters record their own row and snapshot types in the same bounded store).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct History<R = MetricRow, S = Snapshot> {
     /// Evaluated steps, in order.
-    pub rows: Vec<MetricRow>,
+    pub rows: Vec<R>,
     /// Snapshots, in order.
-    pub snapshots: Vec<Snapshot>,
+    pub snapshots: Vec<S>,
+}
+
+impl<R, S> Default for History<R, S> {
+    fn default() -> Self {
+        History { rows: vec![], snapshots: vec![] }
+    }
+}
+
+/// Anything recorded at a training step.
+pub trait AtStep {
+    /// Updates done when it was recorded.
+    fn step(&self) -> usize;
+}
+
+impl AtStep for Snapshot {
+    fn step(&self) -> usize {
+        self.step
+    }
 }
 
 fn thin<T>(v: &mut Vec<T>) {
@@ -108,9 +127,9 @@ fn thin<T>(v: &mut Vec<T>) {
     });
 }
 
-impl History {
+impl<R, S: AtStep> History<R, S> {
     /// Appends a row (thinning when full).
-    pub fn push_row(&mut self, row: MetricRow) {
+    pub fn push_row(&mut self, row: R) {
         if self.rows.len() >= MAX_ROWS {
             thin(&mut self.rows);
         }
@@ -118,7 +137,7 @@ impl History {
     }
 
     /// Appends a snapshot (thinning when full).
-    pub fn push_snapshot(&mut self, s: Snapshot) {
+    pub fn push_snapshot(&mut self, s: S) {
         if self.snapshots.len() >= MAX_SNAPSHOTS {
             thin(&mut self.snapshots);
         }
@@ -126,15 +145,17 @@ impl History {
     }
 
     /// The snapshot recorded at or most recently before `step`.
-    pub fn snapshot_at(&self, step: usize) -> Option<&Snapshot> {
-        let i = self.snapshots.partition_point(|s| s.step <= step);
+    pub fn snapshot_at(&self, step: usize) -> Option<&S> {
+        let i = self.snapshots.partition_point(|s| s.step() <= step);
         if i == 0 {
             self.snapshots.first()
         } else {
             self.snapshots.get(i - 1)
         }
     }
+}
 
+impl History {
     /// The CSV header: [`CSV_COLUMNS`] then `acc_pos_1..acc_pos_n`.
     pub fn csv_header(n: usize) -> String {
         let mut cols: Vec<String> = CSV_COLUMNS.iter().map(|s| s.to_string()).collect();
@@ -200,7 +221,7 @@ mod tests {
 
     #[test]
     fn csv_has_the_contract_columns_in_order() {
-        let mut h = History::default();
+        let mut h: History = History::default();
         h.push_row(row(0));
         let csv = h.to_csv(2);
         let mut lines = csv.lines();
@@ -213,7 +234,7 @@ mod tests {
 
     #[test]
     fn snapshots_stay_bounded_and_findable() {
-        let mut h = History::default();
+        let mut h: History = History::default();
         for s in 0..10_000 {
             h.push_snapshot(Snapshot { step: s, seq: 0, attention: vec![], n: 0, hidden_cos: vec![], samples: vec![] });
         }

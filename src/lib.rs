@@ -23,6 +23,7 @@
 //! ```
 
 pub mod backend;
+pub mod chapter2;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod colormap;
@@ -33,6 +34,7 @@ pub mod metrics;
 pub mod model;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

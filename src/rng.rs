@@ -16,6 +16,10 @@ pub enum Stream {
     Train = 2,
     /// Held-out batches (keyed by step as well).
     Eval = 3,
+    /// Fixed tables of a task drawn once per seed (chapter 2's memory labels).
+    Table = 4,
+    /// Training-time randomness that is not data (chapter 3's MLM masking, keyed by step).
+    Mask = 5,
 }
 
 /// A ChaCha8 generator for `(seed, stream, index)`.

@@ -64,6 +64,35 @@ pub fn cross_entropy(logits: Tensor<3>, targets: Tensor<2, Int>) -> Tensor<1> {
     picked.mean().neg()
 }
 
+/// Sets a live parameter of a running config (the schema's `live` keys), and resumes a finished
+/// run when `steps` grows past `step`. Keys that need a reset are refused with a message.
+pub fn set_live_param(
+    cfg: &mut RunConfig,
+    status: &mut Status,
+    step: usize,
+    key: &str,
+    value: &str,
+) -> Result<(), ConfigError> {
+    match crate::config::spec(key) {
+        Some(spec) if spec.live => {
+            cfg.set(key, value)?;
+            if *status == Status::Finished && step < cfg.steps {
+                *status = Status::Running;
+            }
+            Ok(())
+        }
+        _ => Err(ConfigError {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed: format!(
+                "a live parameter ({}); others apply at reset",
+                crate::config::PARAMS.iter().filter(|p| p.live).map(|p| p.key).collect::<Vec<_>>().join(", ")
+            ),
+            safe: Some(cfg.get(key).unwrap_or_default()),
+        }),
+    }
+}
+
 /// A training run.
 pub struct Trainer {
     cfg: RunConfig,
@@ -121,22 +150,7 @@ impl Trainer {
     /// Changes a live parameter (`c`, `c-from`, `lr`, `steps`, `eval-every`, `snapshot-every`)
     /// without losing the run. Other keys need a new `Trainer`.
     pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        match crate::config::spec(key) {
-            Some(spec) if spec.live => {
-                self.cfg.set(key, value)?;
-                if self.status == Status::Finished && self.step < self.cfg.steps {
-                    self.status = Status::Running;
-                }
-                Ok(())
-            }
-            _ => Err(ConfigError {
-                key: key.to_string(),
-                value: value.to_string(),
-                allowed: "a live parameter (c, c-from, lr, steps, eval-every, snapshot-every); others apply at reset"
-                    .into(),
-                safe: Some(self.cfg.get(key).unwrap_or_default()),
-            }),
-        }
+        set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)
     }
 
     /// Fault-injection hook for tests: sets the learning rate without validation (an infinite

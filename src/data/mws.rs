@@ -56,10 +56,11 @@ impl Batch {
     }
 }
 
-/// The outputs of `task` for inputs `x`.
+/// The outputs of `task` for inputs `x` (the functions of this module are chapter 1's: any task
+/// other than prefix sum is treated as moving-window sum).
 pub fn outputs(task: Task, x: &[i64]) -> Vec<i64> {
     match task {
-        Task::Mws => (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect(),
+        Task::Mws | Task::Anchors | Task::Syntax => (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect(),
         Task::PrefixSum => x
             .iter()
             .scan(0, |acc, &v| {
@@ -96,7 +97,7 @@ pub fn omega(task: Task, n: usize) -> Vec<(usize, usize)> {
     let mut out = vec![(n, 0)];
     for r in 1..n {
         match task {
-            Task::Mws => {
+            Task::Mws | Task::Anchors | Task::Syntax => {
                 out.push((n + r, r - 1));
                 out.push((n + r, r));
             }

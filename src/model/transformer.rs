@@ -13,7 +13,7 @@ use super::init::{Init, Initializer};
 use crate::rng::{stream, Stream};
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear};
-use burn::tensor::activation::{gelu_approximate, softmax};
+use burn::tensor::activation::softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 /// Shape and kind of a transformer.
@@ -110,6 +110,20 @@ impl TransformerConfig {
     }
 }
 
+/// The tanh-approximate GELU of minGPT / GPT-2, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`,
+/// computed as the identical `x · σ(2z)` with `z = √(2/π)·(x + 0.044715·x³)`:
+/// `x / (1 + exp(−2z))`, with `z` clamped to `[−20, 20]` (where `σ(2z)` is already 0 or 1 in f32)
+/// so `exp` cannot overflow. burn's `gelu_approximate` computes `x³` with `powf` and `tanh` in
+/// f64 (and recomputes it in the backward pass); this form uses only multiplications, one `exp`
+/// and one division, and agrees with it to float rounding (tested).
+pub fn gelu_tanh<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+    let x3 = x.clone() * x.clone() * x.clone();
+    let z = (x.clone() + x3 * 0.044715) * SQRT_2_OVER_PI;
+    let e = z.clamp(-20.0, 20.0).mul_scalar(-2.0).exp();
+    x / (e + 1.0)
+}
+
 /// The lower-triangular (diagonal included) 0/1 matrix `[t, t]`.
 pub fn causal_ones(t: usize, device: &Device) -> Tensor<2> {
     let data: Vec<f32> = (0..t * t).map(|i| if i % t <= i / t { 1.0 } else { 0.0 }).collect();
@@ -143,7 +157,7 @@ impl Block {
         }
         let y = att.clone().matmul(v).swap_dims(1, 2).reshape([b, t, d]); // [b, t, d]
         let x = x + self.out.forward(y);
-        let m = self.proj.forward(gelu_approximate(self.fc.forward(self.ln2.forward(x.clone())))); // [b, t, d]
+        let m = self.proj.forward(gelu_tanh(self.fc.forward(self.ln2.forward(x.clone())))); // [b, t, d]
         (x + m, att)
     }
 }
@@ -183,6 +197,11 @@ impl Transformer {
         crate::train::read_f32(Tensor::cat(v.0, 0)).await
     }
 
+    /// The token embedding table `[vocab, d_model]`.
+    pub fn token_embeddings(&self) -> Tensor<2> {
+        self.tok_emb.val()
+    }
+
     /// Number of scalar parameters.
     pub fn param_count(&self) -> usize {
         self.num_params()
@@ -203,6 +222,36 @@ mod tests {
             d_ff: 1024,
             softmax: false,
             causal: true,
+        }
+    }
+
+    #[test]
+    fn gelu_tanh_matches_burns_gelu_approximate_and_its_gradient() {
+        use burn::tensor::activation::gelu_approximate;
+        let device = Device::flex();
+        let xs: Vec<f32> = (-400..=400).map(|i| i as f32 * 0.05).chain([-1e4, -60.0, 60.0, 1e4]).collect();
+        let n = xs.len();
+        let t = Tensor::<1>::from_data(TensorData::new(xs.clone(), [n]), &device);
+        let a: Vec<f32> = gelu_tanh(t.clone()).into_data().try_to_vec().unwrap();
+        let b: Vec<f32> = gelu_approximate(t).into_data().try_to_vec().unwrap();
+        for ((x, a), b) in xs.iter().zip(&a).zip(&b) {
+            assert!((a - b).abs() <= 2e-6 * (1.0 + b.abs()), "gelu({x}): {a} vs {b}");
+        }
+        // Hand-computed: gelu(1) = 0.5·(1 + tanh(0.7978846·1.044715)) = 0.8411920.
+        assert!((a[420] - 0.841_192).abs() < 1e-6, "gelu(1) = {}", a[420]);
+        // Gradients agree too, and stay finite far out.
+        let ad = device.clone().autodiff();
+        let grad = |f: fn(Tensor<1>) -> Tensor<1>| -> Vec<f32> {
+            let x = Tensor::<1>::from_data(TensorData::new(xs.clone(), [n]), &ad).require_grad();
+            let g = f(x.clone()).sum().backward();
+            x.grad(&g).unwrap().into_data().try_to_vec().unwrap()
+        };
+        let (ga, gb) = (grad(gelu_tanh::<1>), grad(gelu_approximate::<1>));
+        for ((x, a), b) in xs.iter().zip(&ga).zip(&gb) {
+            assert!(a.is_finite(), "gelu'({x}) = {a}");
+            if x.abs() < 100.0 {
+                assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "gelu'({x}): {a} vs {b}");
+            }
         }
     }
 

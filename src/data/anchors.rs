@@ -1,0 +1,568 @@
+//! The composite "anchor function" task with a reasoning/memory mix (PAPERS.md §B: Zhang et al.,
+//! NeurIPS 2024, and Yao, Zhang & Xu, ICML 2025).
+//!
+//! **Tokens.** A vocabulary of [`VOCAB`] = 100 tokens, `0..=99`:
+//! - reasoning anchors `1, 2, 3, 4`, acting as the shifts `+5, +1, −2, −8` ([`SHIFTS`]);
+//! - memory anchors `5, 6, 7, 8` ([`MEMORY_ANCHORS`], a reconstruction, see below);
+//! - keys `20..=99` ([`KEY_MIN`]..=[`KEY_MAX`]);
+//! - noise tokens, drawn uniformly from `20..=99`, the same range as the keys. They never equal an
+//!   anchor, so every sequence holds exactly one anchor pair (or one memory anchor).
+//!
+//! **Sequence.** [`SEQ_LEN`] = 9 tokens, all fed to the model. The label is a separate token that
+//! the model predicts from its output at the *last* position (index `SEQ_LEN − 1`); the loss is
+//! taken there only. The row starts as `SEQ_LEN` noise tokens; then a position
+//! `p ~ Uniform{0..=SEQ_LEN−3}` is drawn and
+//! - a *reasoning* sample writes `[key, a, b]` at `p, p+1, p+2`: the key immediately followed by an
+//!   adjacent pair of reasoning anchors;
+//! - a *memory* sample writes `[key, m]` at `p, p+1` (`p+2` stays noise): the key immediately
+//!   followed by one memory anchor.
+//!
+//! **Labels** (all arithmetic `rem_euclid(100)`, so labels lie in `0..=99`; they can land below 20,
+//! e.g. key 20 with pair (4,4) gives 4, and key 99 with pair (1,1) wraps to 9):
+//! - seen reasoning pairs: `key + shift(a) + shift(b)`, except that the pair **(3,4)** is labelled
+//!   **`key − 6`** (the "symmetric" rule, instead of the composite `key − 10`);
+//! - the held-out pair **(4,3)** never appears in training. On it the *inferential* answer
+//!   (composing the two shifts) is `key − 10` and the *symmetric* answer (copying the label of the
+//!   mirror pair (3,4)) is `key − 6`. Its loss/accuracy label is the inferential one;
+//! - memory samples: `table[m][key]`, a label drawn once per seed, uniformly from `20..=99` and
+//!   independently for each of the 4 × 80 (memory anchor, key) cells ([`MemoryTable`]). It carries
+//!   no information about the key's value, so it can only be memorized.
+//!
+//! **Training distribution.** Every sample is fresh. A fraction [`MEMORY_FRACTION`] = 1/2 of each
+//! batch (rounded to the nearest integer, then placed in random order) is memory samples with
+//! `m ~ Uniform{5..=8}` and `key ~ Uniform{20..=99}`; the rest are reasoning samples with the pair
+//! uniform over the 15 seen ordered pairs ([`SEEN_PAIRS`]: all 16 except (4,3)) and
+//! `key ~ Uniform{20..=99}`.
+//!
+//! **Evaluation.** [`AnchorTask::eval_batch`] holds the same number of samples of each [`Subset`],
+//! in three consecutive blocks: memory, seen reasoning pairs, held-out pair (4,3). Keys and noise
+//! are drawn afresh, as in training.
+//!
+//! **Provenance.** Following the predecessor's code, github `xuzhiqin1990/anchor_function_pub`:
+//! the shifts `[5, 1, −2, −8]` for anchors `[1, 2, 3, 4]` (`data_generator/composition.py`,
+//! `single_func`); the sequence length 9 and the key/noise range `data_min = 20`, `data_max = 100`
+//! (`main.py` defaults); noise drawn uniformly from that range (`data.py`,
+//! `generate_random_list`); the key-and-pair triple written at a uniform position
+//! `pos = randint(0, seq_len − 3)` and the label computed from the key and both anchors
+//! (`composition_seq_specific`); training pairs listed as ordered-pair groups of equal weight with
+//! some groups masked out of training (`script.py`, the `composition` runs, which mask both (4,3)
+//! and (3,4)); the loss on the last token (`data.py`, input `data[:-1]`, label the final token).
+//! Deviations, made so the task fits a 100-token vocabulary and a fixed-length, label-separate
+//! input:
+//! - the code writes `[a, b, key]` by default (`prompt_first=True`); its `prompt_first=False` branch
+//!   writes `[key, a, b]`, which is the layout used here (the NeurIPS 2024 description: a key
+//!   followed by the anchor pair);
+//! - the code's `randint(20, 100)` includes 100 (its vocabulary has 201 tokens); here noise stops
+//!   at 99, and labels are reduced mod 100 (the code does not reduce them);
+//! - the code's key is `choice(dataset) + pos` with train/test key lists split by residue
+//!   mod `seq_len − 1`; here keys are uniform on `20..=99` in training and evaluation, and the held
+//!   out test is the pair (4,3) alone;
+//! - the (3,4) → `key − 6` rule and the held-out (4,3) pair are the NeurIPS 2024 setup (PAPERS.md
+//!   §B); the readable code masks (3,4) as well and never relabels it. Reconstruction from the
+//!   paper's description.
+//!
+//! The memory task is a **reconstruction** (PAPERS.md §B, "[recon]"; the ICML 2025 paper has no
+//! public code): its anchor tokens 5..=8, the single memory anchor after the key, the table's label
+//! range and the 50/50 mix are choices made here.
+//!
+//! **Random draws**, per sample and in this order: `SEQ_LEN` noise tokens, the position, the key,
+//! then the anchor(s). Each train batch first draws its subset order (a Fisher–Yates shuffle). All
+//! ranges are sampled as `u32`/`i64`, so the stream is the same natively and in wasm.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Vocabulary size (tokens `0..=99`).
+pub const VOCAB: usize = 100;
+/// Labels and shifts are taken modulo this.
+pub const MODULUS: i64 = 100;
+/// Tokens per sequence (all fed to the model; the label is predicted at the last position).
+pub const SEQ_LEN: usize = 9;
+/// Smallest key (and noise token).
+pub const KEY_MIN: i64 = 20;
+/// Largest key (and noise token).
+pub const KEY_MAX: i64 = 99;
+/// Number of distinct keys, `KEY_MAX − KEY_MIN + 1`.
+pub const NUM_KEYS: usize = (KEY_MAX - KEY_MIN + 1) as usize;
+/// The reasoning anchors.
+pub const REASONING_ANCHORS: [i64; 4] = [1, 2, 3, 4];
+/// The shift of each reasoning anchor, in the order of [`REASONING_ANCHORS`].
+pub const SHIFTS: [i64; 4] = [5, 1, -2, -8];
+/// The memory anchors (a reconstruction, see the module documentation).
+pub const MEMORY_ANCHORS: [i64; 4] = [5, 6, 7, 8];
+/// Fraction of each training batch that is memory samples.
+pub const MEMORY_FRACTION: f64 = 0.5;
+/// The ordered pair that is never trained on.
+pub const HELDOUT_PAIR: (i64, i64) = (4, 3);
+/// The ordered pair whose training label is `key − 6` (the mirror of [`HELDOUT_PAIR`]).
+pub const SYMMETRIC_PAIR: (i64, i64) = (3, 4);
+/// The 15 ordered reasoning pairs seen in training: all of `{1,2,3,4}²` except (4,3).
+pub const SEEN_PAIRS: [(i64, i64); 15] = [
+    (1, 1),
+    (1, 2),
+    (1, 3),
+    (1, 4),
+    (2, 1),
+    (2, 2),
+    (2, 3),
+    (2, 4),
+    (3, 1),
+    (3, 2),
+    (3, 3),
+    (3, 4),
+    (4, 1),
+    (4, 2),
+    (4, 4),
+];
+
+/// The three kinds of sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Subset {
+    /// A key followed by a memory anchor; label from the [`MemoryTable`].
+    Memory,
+    /// A key followed by one of the 15 seen reasoning pairs.
+    ReasoningSeen,
+    /// A key followed by the held-out pair (4,3); evaluation only.
+    ReasoningHeldout,
+}
+
+impl Subset {
+    /// All subsets, in the block order of [`AnchorTask::eval_batch`].
+    pub const ALL: [Subset; 3] = [Subset::Memory, Subset::ReasoningSeen, Subset::ReasoningHeldout];
+
+    /// Short name used in logs and reports: `"memory"`, `"reasoning"`, `"heldout"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Subset::Memory => "memory",
+            Subset::ReasoningSeen => "reasoning",
+            Subset::ReasoningHeldout => "heldout",
+        }
+    }
+}
+
+/// The shift of reasoning anchor `anchor` (`1 → +5`, `2 → +1`, `3 → −2`, `4 → −8`).
+///
+/// # Panics
+/// If `anchor` is not a reasoning anchor.
+pub fn shift(anchor: i64) -> i64 {
+    match anchor {
+        1..=4 => SHIFTS[(anchor - 1) as usize],
+        _ => panic!("{anchor} is not a reasoning anchor"),
+    }
+}
+
+/// The inferential (composite) label `(key + shift(a) + shift(b)) rem_euclid 100`.
+pub fn inferential_label(key: i64, a: i64, b: i64) -> i64 {
+    (key + shift(a) + shift(b)).rem_euclid(MODULUS)
+}
+
+/// The training rule: [`inferential_label`], except `(key − 6) rem_euclid 100` for the pair (3,4).
+pub fn rule_label(key: i64, a: i64, b: i64) -> i64 {
+    if (a, b) == SYMMETRIC_PAIR {
+        (key - 6).rem_euclid(MODULUS)
+    } else {
+        inferential_label(key, a, b)
+    }
+}
+
+/// The symmetric answer for the pair `(a, b)`: the training-rule label of the mirror pair `(b, a)`.
+/// For the held-out pair (4,3) it is `key − 6`.
+pub fn symmetric_label(key: i64, a: i64, b: i64) -> i64 {
+    rule_label(key, b, a)
+}
+
+/// The (memory anchor, key) → label lookup table, drawn once per seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryTable {
+    /// `labels[(m − 5) · NUM_KEYS + (key − KEY_MIN)]`, each uniform on `KEY_MIN..=KEY_MAX`.
+    labels: Vec<i64>,
+}
+
+impl MemoryTable {
+    /// Draws the 4 × 80 labels, row by row (memory anchor 5 first, keys ascending).
+    pub fn new(rng: &mut ChaCha8Rng) -> Self {
+        let labels = (0..MEMORY_ANCHORS.len() * NUM_KEYS).map(|_| rng.random_range(KEY_MIN..=KEY_MAX)).collect();
+        Self { labels }
+    }
+
+    /// The label of memory anchor `m` with key `key`.
+    ///
+    /// # Panics
+    /// If `m` is not a memory anchor or `key` is outside `KEY_MIN..=KEY_MAX`.
+    pub fn label(&self, m: i64, key: i64) -> i64 {
+        assert!(MEMORY_ANCHORS.contains(&m), "{m} is not a memory anchor");
+        assert!((KEY_MIN..=KEY_MAX).contains(&key), "{key} is not a key");
+        self.labels[(m - MEMORY_ANCHORS[0]) as usize * NUM_KEYS + (key - KEY_MIN) as usize]
+    }
+
+    /// All labels, row-major `[memory anchor, key]`.
+    pub fn labels(&self) -> &[i64] {
+        &self.labels
+    }
+}
+
+/// A batch of sequences with their labels, row-major `[batch, SEQ_LEN]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnchorBatch {
+    /// Model inputs, `batch × SEQ_LEN`.
+    pub tokens: Vec<i64>,
+    /// The label of every sample (predicted at the last position).
+    pub labels: Vec<i64>,
+    /// The subset of every sample.
+    pub subset: Vec<Subset>,
+    /// The key of every sample.
+    pub keys: Vec<i64>,
+    /// The inferential answer. On the held-out pair it is `key − 10`, which is also that sample's
+    /// label; on every other sample it equals `labels` (so (3,4) keeps its rule label `key − 6`).
+    pub inferential: Vec<i64>,
+    /// The symmetric answer; equals `labels` except on the held-out pair, where it is `key − 6`.
+    pub symmetric: Vec<i64>,
+    /// Position of the key in every sequence (`0..=SEQ_LEN−3`); the anchor(s) follow it.
+    pub key_pos: Vec<usize>,
+    /// Number of sequences.
+    pub batch: usize,
+}
+
+impl AnchorBatch {
+    fn with_capacity(batch: usize) -> Self {
+        Self {
+            tokens: Vec::with_capacity(batch * SEQ_LEN),
+            labels: Vec::with_capacity(batch),
+            subset: Vec::with_capacity(batch),
+            keys: Vec::with_capacity(batch),
+            inferential: Vec::with_capacity(batch),
+            symmetric: Vec::with_capacity(batch),
+            key_pos: Vec::with_capacity(batch),
+            batch: 0,
+        }
+    }
+
+    /// Sequence `b`.
+    pub fn row(&self, b: usize) -> &[i64] {
+        &self.tokens[b * SEQ_LEN..(b + 1) * SEQ_LEN]
+    }
+}
+
+/// The task: the memory table of one seed, and the sampler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnchorTask {
+    memory: MemoryTable,
+    memory_fraction: f64,
+}
+
+impl AnchorTask {
+    /// A task whose memory table is drawn from `table_rng`; the training mix is
+    /// [`MEMORY_FRACTION`] memory samples.
+    pub fn new(table_rng: &mut ChaCha8Rng) -> Self {
+        Self { memory: MemoryTable::new(table_rng), memory_fraction: MEMORY_FRACTION }
+    }
+
+    /// The memory table.
+    pub fn memory(&self) -> &MemoryTable {
+        &self.memory
+    }
+
+    /// The fraction of memory samples in a training batch.
+    pub fn memory_fraction(&self) -> f64 {
+        self.memory_fraction
+    }
+
+    /// `batch` fresh training samples: `round(batch · MEMORY_FRACTION)` memory samples and the rest
+    /// seen reasoning pairs, in random order. Never contains the held-out pair.
+    pub fn train_batch(&self, batch: usize, rng: &mut ChaCha8Rng) -> AnchorBatch {
+        let n_mem = ((batch as f64 * self.memory_fraction).round() as usize).min(batch);
+        let mut kinds: Vec<Subset> =
+            (0..batch).map(|i| if i < n_mem { Subset::Memory } else { Subset::ReasoningSeen }).collect();
+        // Fisher–Yates with u32 draws (portable between 64-bit and wasm32).
+        for i in (1..batch).rev() {
+            let j = rng.random_range(0..=i as u32) as usize;
+            kinds.swap(i, j);
+        }
+        let mut out = AnchorBatch::with_capacity(batch);
+        for kind in kinds {
+            self.push_sample(&mut out, kind, rng);
+        }
+        out
+    }
+
+    /// `3 · per_subset` fresh evaluation samples in three blocks: memory, seen reasoning pairs, the
+    /// held-out pair (4,3).
+    pub fn eval_batch(&self, per_subset: usize, rng: &mut ChaCha8Rng) -> AnchorBatch {
+        let mut out = AnchorBatch::with_capacity(3 * per_subset);
+        for kind in Subset::ALL {
+            for _ in 0..per_subset {
+                self.push_sample(&mut out, kind, rng);
+            }
+        }
+        out
+    }
+
+    /// The keys `20..=99`, ascending.
+    pub fn key_tokens() -> Vec<i64> {
+        (KEY_MIN..=KEY_MAX).collect()
+    }
+
+    /// The anchor tokens: reasoning anchors `1..=4`, then memory anchors `5..=8`.
+    pub fn anchor_tokens() -> Vec<i64> {
+        REASONING_ANCHORS.iter().chain(MEMORY_ANCHORS.iter()).copied().collect()
+    }
+
+    /// The reasoning anchors `1..=4`.
+    pub fn reasoning_anchor_tokens() -> Vec<i64> {
+        REASONING_ANCHORS.to_vec()
+    }
+
+    /// The memory anchors `5..=8`.
+    pub fn memory_anchor_tokens() -> Vec<i64> {
+        MEMORY_ANCHORS.to_vec()
+    }
+
+    fn push_sample(&self, out: &mut AnchorBatch, kind: Subset, rng: &mut ChaCha8Rng) {
+        let mut row = [0i64; SEQ_LEN];
+        for t in row.iter_mut() {
+            *t = rng.random_range(KEY_MIN..=KEY_MAX);
+        }
+        let p = rng.random_range(0..=(SEQ_LEN - 3) as u32) as usize;
+        let key = rng.random_range(KEY_MIN..=KEY_MAX);
+        row[p] = key;
+        let (label, inferential, symmetric) = match kind {
+            Subset::Memory => {
+                let m = MEMORY_ANCHORS[rng.random_range(0..MEMORY_ANCHORS.len() as u32) as usize];
+                row[p + 1] = m;
+                let l = self.memory.label(m, key);
+                (l, l, l)
+            }
+            Subset::ReasoningSeen => {
+                let (a, b) = SEEN_PAIRS[rng.random_range(0..SEEN_PAIRS.len() as u32) as usize];
+                row[p + 1] = a;
+                row[p + 2] = b;
+                let l = rule_label(key, a, b);
+                (l, l, l)
+            }
+            Subset::ReasoningHeldout => {
+                let (a, b) = HELDOUT_PAIR;
+                row[p + 1] = a;
+                row[p + 2] = b;
+                let inf = inferential_label(key, a, b);
+                (inf, inf, symmetric_label(key, a, b))
+            }
+        };
+        out.tokens.extend_from_slice(&row);
+        out.labels.push(label);
+        out.subset.push(kind);
+        out.keys.push(key);
+        out.inferential.push(inferential);
+        out.symmetric.push(symmetric);
+        out.key_pos.push(p);
+        out.batch += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    fn task(seed: u64) -> AnchorTask {
+        AnchorTask::new(&mut stream(seed, Stream::Init, 7))
+    }
+
+    /// Finds the key position by the structure alone: the unique anchor token (< KEY_MIN) sits
+    /// right after the key.
+    fn structure(row: &[i64]) -> (usize, Vec<i64>) {
+        let anchors: Vec<usize> = (0..SEQ_LEN).filter(|&i| row[i] < KEY_MIN).collect();
+        assert!(!anchors.is_empty() && anchors[0] >= 1, "row {row:?}");
+        (anchors[0] - 1, anchors.iter().map(|&i| row[i]).collect())
+    }
+
+    #[test]
+    fn labels_by_hand() {
+        assert_eq!(inferential_label(50, 1, 2), 56);
+        assert_eq!(rule_label(50, 3, 4), 44);
+        assert_eq!(inferential_label(50, 3, 4), 40);
+        assert_eq!(inferential_label(50, 4, 3), 40);
+        assert_eq!(symmetric_label(50, 4, 3), 44);
+        assert_eq!(symmetric_label(50, 1, 2), 56);
+        // wrap-around and labels below 20
+        assert_eq!(rule_label(99, 1, 1), 9);
+        assert_eq!(rule_label(20, 4, 4), 4);
+        assert_eq!(inferential_label(20, 4, 3), 10);
+        assert_eq!(symmetric_label(20, 4, 3), 14);
+        assert_eq!(shift(4), -8);
+    }
+
+    #[test]
+    fn train_batches_satisfy_the_task() {
+        let t = task(1);
+        let mut rng = stream(1, Stream::Train, 0);
+        for _ in 0..20 {
+            let b = t.train_batch(257, &mut rng);
+            assert_eq!(b.batch, 257);
+            assert_eq!(b.tokens.len(), 257 * SEQ_LEN);
+            for v in [&b.labels, &b.keys, &b.inferential, &b.symmetric] {
+                assert_eq!(v.len(), 257);
+            }
+            assert_eq!(b.subset.len(), 257);
+            assert_eq!(b.subset.iter().filter(|&&s| s == Subset::Memory).count(), 129);
+            for i in 0..b.batch {
+                let row = b.row(i);
+                assert!(row.iter().all(|&x| (0..VOCAB as i64).contains(&x)));
+                let (p, anchors) = structure(row);
+                assert_eq!(p, b.key_pos[i]);
+                assert!(p <= SEQ_LEN - 3);
+                assert_eq!(row[p], b.keys[i]);
+                assert!((KEY_MIN..=KEY_MAX).contains(&b.keys[i]));
+                // noise: every other token is in the key range
+                let mut others = row.to_vec();
+                others.drain(p..p + 1 + anchors.len());
+                assert!(others.iter().all(|&x| (KEY_MIN..=KEY_MAX).contains(&x)));
+                assert_eq!(b.inferential[i], b.labels[i]);
+                assert_eq!(b.symmetric[i], b.labels[i]);
+                match b.subset[i] {
+                    Subset::Memory => {
+                        assert_eq!(anchors.len(), 1);
+                        assert!(MEMORY_ANCHORS.contains(&anchors[0]));
+                        assert_eq!(b.labels[i], t.memory().label(anchors[0], b.keys[i]));
+                    }
+                    Subset::ReasoningSeen => {
+                        assert_eq!(anchors.len(), 2);
+                        let (a, c) = (anchors[0], anchors[1]);
+                        assert!(SEEN_PAIRS.contains(&(a, c)));
+                        assert_ne!((a, c), HELDOUT_PAIR);
+                        let want = if (a, c) == (3, 4) {
+                            (b.keys[i] - 6).rem_euclid(100)
+                        } else {
+                            (b.keys[i] + shift(a) + shift(c)).rem_euclid(100)
+                        };
+                        assert_eq!(b.labels[i], want);
+                    }
+                    Subset::ReasoningHeldout => panic!("held-out sample in a training batch"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn heldout_pair_never_in_training() {
+        let t = task(2);
+        let mut rng = stream(2, Stream::Train, 0);
+        let mut seen = std::collections::HashSet::new();
+        let mut mem = 0usize;
+        let mut total = 0usize;
+        for _ in 0..200 {
+            let b = t.train_batch(100, &mut rng);
+            for i in 0..b.batch {
+                let row = b.row(i);
+                assert!(row.windows(2).all(|w| (w[0], w[1]) != HELDOUT_PAIR), "row {row:?}");
+                let p = b.key_pos[i];
+                if b.subset[i] == Subset::ReasoningSeen {
+                    seen.insert((row[p + 1], row[p + 2]));
+                } else {
+                    mem += 1;
+                }
+                total += 1;
+            }
+        }
+        assert_eq!(seen.len(), 15, "all seen pairs occur");
+        assert_eq!(mem * 2, total);
+    }
+
+    #[test]
+    fn pairs_keys_and_positions_are_roughly_uniform() {
+        let t = task(3);
+        let mut rng = stream(3, Stream::Train, 0);
+        let b = t.train_batch(30_000, &mut rng);
+        let mut pair_counts = std::collections::HashMap::new();
+        let mut pos_counts = [0usize; SEQ_LEN - 2];
+        for i in 0..b.batch {
+            pos_counts[b.key_pos[i]] += 1;
+            if b.subset[i] == Subset::ReasoningSeen {
+                let p = b.key_pos[i];
+                *pair_counts.entry((b.row(i)[p + 1], b.row(i)[p + 2])).or_insert(0usize) += 1;
+            }
+        }
+        for (&pair, &c) in &pair_counts {
+            assert!((c as f64 - 1000.0).abs() < 150.0, "{pair:?}: {c}");
+        }
+        for &c in &pos_counts {
+            assert!((c as f64 - 30_000.0 / 7.0).abs() < 300.0, "{pos_counts:?}");
+        }
+    }
+
+    #[test]
+    fn eval_batches_have_equal_blocks() {
+        let t = task(4);
+        let b = t.eval_batch(64, &mut stream(4, Stream::Eval, 0));
+        assert_eq!(b.batch, 192);
+        for (k, s) in Subset::ALL.iter().enumerate() {
+            assert!(b.subset[k * 64..(k + 1) * 64].iter().all(|x| x == s));
+        }
+        for i in 128..192 {
+            let row = b.row(i);
+            let p = b.key_pos[i];
+            assert_eq!((row[p + 1], row[p + 2]), (4, 3));
+            assert_eq!(b.inferential[i], (b.keys[i] - 10).rem_euclid(100));
+            assert_eq!(b.symmetric[i], (b.keys[i] - 6).rem_euclid(100));
+            assert_eq!(b.labels[i], b.inferential[i]);
+            assert_eq!(structure(row).0, p);
+        }
+        for i in 0..128 {
+            assert_eq!(b.inferential[i], b.labels[i]);
+            assert_eq!(b.symmetric[i], b.labels[i]);
+        }
+    }
+
+    #[test]
+    fn memory_table_is_stable_per_seed_and_differs_across_seeds() {
+        let a = task(5);
+        let b = task(5);
+        let c = task(6);
+        assert_eq!(a.memory(), b.memory());
+        assert_eq!(a.memory().labels().len(), 4 * NUM_KEYS);
+        assert!(a.memory().labels().iter().all(|l| (KEY_MIN..=KEY_MAX).contains(l)));
+        let differ = a.memory().labels().iter().zip(c.memory().labels()).filter(|(x, y)| x != y).count();
+        assert!(differ > 250, "{differ}");
+        // drawing batches does not touch the table
+        let _ = a.train_batch(100, &mut stream(5, Stream::Train, 0));
+        assert_eq!(a.memory(), b.memory());
+        // the same (m, key) always gets the same label
+        let batch = a.train_batch(2000, &mut stream(5, Stream::Train, 1));
+        let mut map = std::collections::HashMap::new();
+        for i in 0..batch.batch {
+            if batch.subset[i] == Subset::Memory {
+                let m = batch.row(i)[batch.key_pos[i] + 1];
+                let prev = map.insert((m, batch.keys[i]), batch.labels[i]);
+                assert!(prev.is_none() || prev == Some(batch.labels[i]));
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic_for_a_fixed_seed() {
+        let t = task(7);
+        let a = t.train_batch(64, &mut stream(7, Stream::Train, 3));
+        let b = t.train_batch(64, &mut stream(7, Stream::Train, 3));
+        let c = t.train_batch(64, &mut stream(7, Stream::Train, 4));
+        assert_eq!(a, b);
+        assert_ne!(a.tokens, c.tokens);
+        let e1 = t.eval_batch(10, &mut stream(7, Stream::Eval, 0));
+        let e2 = t.eval_batch(10, &mut stream(7, Stream::Eval, 0));
+        assert_eq!(e1, e2);
+    }
+
+    #[test]
+    fn token_lists_and_names() {
+        let keys = AnchorTask::key_tokens();
+        assert_eq!(keys.len(), 80);
+        assert_eq!((keys[0], keys[79]), (20, 99));
+        assert!(keys.windows(2).all(|w| w[1] == w[0] + 1));
+        assert_eq!(AnchorTask::anchor_tokens(), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(
+            Subset::ALL.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            vec!["memory", "reasoning", "heldout"]
+        );
+        let empty = task(8).train_batch(0, &mut stream(8, Stream::Train, 0));
+        assert_eq!(empty.batch, 0);
+        assert!(empty.tokens.is_empty());
+    }
+}

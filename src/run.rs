@@ -1,0 +1,112 @@
+//! A run of any chapter behind one type, so the CLI and the page drive every experiment the same
+//! way: [`Run::new`] picks the chapter's trainer from `experiment`, [`Run::advance`] takes one
+//! step, [`Run::csv`] exports the chapter's CSV.
+
+use crate::chapter2::{self, AnchorTrainer};
+use crate::config::{ConfigError, RunConfig, Task};
+use crate::train::{Status, Trainer};
+use burn::tensor::Device;
+
+/// One training run of chapter 1 (moving-window sum / prefix sum) or chapter 2 (anchors).
+pub enum Run {
+    /// Chapter 1.
+    Plateau(Box<Trainer>),
+    /// Chapter 2.
+    Anchors(Box<AnchorTrainer>),
+}
+
+impl Run {
+    /// Builds the chapter's trainer for `cfg.experiment` on `device`.
+    pub fn new(cfg: RunConfig, device: &Device) -> Result<Run, ConfigError> {
+        Ok(match cfg.experiment {
+            Task::Mws | Task::PrefixSum => Run::Plateau(Box::new(Trainer::new(cfg, device)?)),
+            Task::Anchors => Run::Anchors(Box::new(AnchorTrainer::new(cfg, device)?)),
+            Task::Syntax => {
+                return Err(ConfigError {
+                    key: "experiment".into(),
+                    value: "syntax".into(),
+                    allowed: "mws, prefix-sum, anchors (chapter 3 is not built yet)".into(),
+                    safe: Some("mws".into()),
+                })
+            }
+        })
+    }
+
+    /// Handles the next step (see each trainer's `advance`).
+    pub async fn advance(&mut self) -> Status {
+        match self {
+            Run::Plateau(t) => t.advance().await,
+            Run::Anchors(t) => t.advance().await,
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &RunConfig {
+        match self {
+            Run::Plateau(t) => t.config(),
+            Run::Anchors(t) => t.config(),
+        }
+    }
+
+    /// Updates done.
+    pub fn step(&self) -> usize {
+        match self {
+            Run::Plateau(t) => t.step(),
+            Run::Anchors(t) => t.step(),
+        }
+    }
+
+    /// Where the run stands.
+    pub fn status(&self) -> &Status {
+        match self {
+            Run::Plateau(t) => t.status(),
+            Run::Anchors(t) => t.status(),
+        }
+    }
+
+    /// Number of parameters.
+    pub fn param_count(&self) -> usize {
+        match self {
+            Run::Plateau(t) => t.param_count(),
+            Run::Anchors(t) => t.param_count(),
+        }
+    }
+
+    /// Changes a live parameter without losing the run.
+    pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        match self {
+            Run::Plateau(t) => t.set_live(key, value),
+            Run::Anchors(t) => t.set_live(key, value),
+        }
+    }
+
+    /// Rows recorded so far.
+    pub fn row_count(&self) -> usize {
+        match self {
+            Run::Plateau(t) => t.history.rows.len(),
+            Run::Anchors(t) => t.history.rows.len(),
+        }
+    }
+
+    /// The chapter's CSV of every recorded row.
+    pub fn csv(&self) -> String {
+        match self {
+            Run::Plateau(t) => t.history.to_csv(t.config().n),
+            Run::Anchors(t) => chapter2::to_csv(&t.history.rows),
+        }
+    }
+
+    /// The latest training loss and the chapter's headline metric, named, for progress lines.
+    pub fn progress(&self) -> (f64, &'static str, f64) {
+        match self {
+            Run::Plateau(t) => {
+                let r = t.history.rows.last();
+                (r.map_or(f64::NAN, |r| r.loss), "test_acc", r.map_or(f64::NAN, |r| r.test_acc))
+            }
+            Run::Anchors(t) => {
+                let r = t.history.rows.last();
+                (r.map_or(f64::NAN, |r| r.loss), "acc_heldout", r.map_or(f64::NAN, |r| r.acc_heldout))
+            }
+        }
+    }
+}
