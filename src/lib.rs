@@ -24,6 +24,7 @@
 
 pub mod backend;
 pub mod chapter2;
+pub mod chapter3;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod colormap;

@@ -3,16 +3,20 @@
 //! step, [`Run::csv`] exports the chapter's CSV.
 
 use crate::chapter2::{self, AnchorTrainer};
+use crate::chapter3::{self, SyntaxTrainer};
 use crate::config::{ConfigError, RunConfig, Task};
 use crate::train::{Status, Trainer};
 use burn::tensor::Device;
 
-/// One training run of chapter 1 (moving-window sum / prefix sum) or chapter 2 (anchors).
+/// One training run of chapter 1 (moving-window sum / prefix sum), chapter 2 (anchors) or
+/// chapter 3 (syntax).
 pub enum Run {
     /// Chapter 1.
     Plateau(Box<Trainer>),
     /// Chapter 2.
     Anchors(Box<AnchorTrainer>),
+    /// Chapter 3.
+    Syntax(Box<SyntaxTrainer>),
 }
 
 impl Run {
@@ -21,14 +25,7 @@ impl Run {
         Ok(match cfg.experiment {
             Task::Mws | Task::PrefixSum => Run::Plateau(Box::new(Trainer::new(cfg, device)?)),
             Task::Anchors => Run::Anchors(Box::new(AnchorTrainer::new(cfg, device)?)),
-            Task::Syntax => {
-                return Err(ConfigError {
-                    key: "experiment".into(),
-                    value: "syntax".into(),
-                    allowed: "mws, prefix-sum, anchors (chapter 3 is not built yet)".into(),
-                    safe: Some("mws".into()),
-                })
-            }
+            Task::Syntax => Run::Syntax(Box::new(SyntaxTrainer::new(cfg, device)?)),
         })
     }
 
@@ -37,6 +34,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.advance().await,
             Run::Anchors(t) => t.advance().await,
+            Run::Syntax(t) => t.advance().await,
         }
     }
 
@@ -45,6 +43,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.config(),
             Run::Anchors(t) => t.config(),
+            Run::Syntax(t) => t.config(),
         }
     }
 
@@ -53,6 +52,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.step(),
             Run::Anchors(t) => t.step(),
+            Run::Syntax(t) => t.step(),
         }
     }
 
@@ -61,6 +61,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.status(),
             Run::Anchors(t) => t.status(),
+            Run::Syntax(t) => t.status(),
         }
     }
 
@@ -69,6 +70,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.param_count(),
             Run::Anchors(t) => t.param_count(),
+            Run::Syntax(t) => t.param_count(),
         }
     }
 
@@ -77,6 +79,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.set_live(key, value),
             Run::Anchors(t) => t.set_live(key, value),
+            Run::Syntax(t) => t.set_live(key, value),
         }
     }
 
@@ -85,6 +88,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.history.rows.len(),
             Run::Anchors(t) => t.history.rows.len(),
+            Run::Syntax(t) => t.history.rows.len(),
         }
     }
 
@@ -93,6 +97,7 @@ impl Run {
         match self {
             Run::Plateau(t) => t.history.to_csv(t.config().n),
             Run::Anchors(t) => chapter2::to_csv(&t.history.rows),
+            Run::Syntax(t) => chapter3::to_csv(&t.history.rows),
         }
     }
 
@@ -106,6 +111,10 @@ impl Run {
             Run::Anchors(t) => {
                 let r = t.history.rows.last();
                 (r.map_or(f64::NAN, |r| r.loss), "acc_heldout", r.map_or(f64::NAN, |r| r.acc_heldout))
+            }
+            Run::Syntax(t) => {
+                let r = t.history.rows.last();
+                (r.map_or(f64::NAN, |r| r.loss), "uas", r.map_or(f64::NAN, |r| r.uas))
             }
         }
     }

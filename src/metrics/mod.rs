@@ -1,5 +1,6 @@
 //! Metrics as documented pure functions on host arrays. Chapter 1: [`plateau`]. Chapter 2:
-//! [`anchors`].
+//! [`anchors`]. Chapter 3: [`syntax`] (UAS probe, SAS regularizer, onsets, agreement).
 
 pub mod anchors;
 pub mod plateau;
+pub mod syntax;

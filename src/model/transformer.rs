@@ -131,8 +131,9 @@ pub fn causal_ones(t: usize, device: &Device) -> Tensor<2> {
 }
 
 impl Block {
-    /// `x: [batch, seq, d]`, `mask: [seq, seq]` multiplicative (or `None`).
-    fn forward(&self, x: Tensor<3>, mask: Option<&Tensor<2>>) -> (Tensor<3>, Tensor<4>) {
+    /// `x: [batch, seq, d]`, `mask: [seq, seq]` multiplicative (or `None`), `pad: [batch, seq]`
+    /// true at padding keys (softmax attention only: they get weight 0).
+    fn forward(&self, x: Tensor<3>, mask: Option<&Tensor<2>>, pad: Option<&Tensor<4, Bool>>) -> (Tensor<3>, Tensor<4>) {
         let [b, t, d] = x.dims();
         let h = self.heads;
         let dh = d / h;
@@ -142,7 +143,10 @@ impl Block {
         let q = split(self.query.forward(ln.clone()));
         let k = split(self.key.forward(ln.clone()));
         let v = split(self.value.forward(ln));
-        let scores = q.matmul(k.swap_dims(2, 3)).div_scalar((dh as f64).sqrt()); // [b, h, t, t]
+        let mut scores = q.matmul(k.swap_dims(2, 3)).div_scalar((dh as f64).sqrt()); // [b, h, t, t]
+        if let (Some(pad), true) = (pad, self.softmax) {
+            scores = scores.mask_fill(pad.clone(), f32::NEG_INFINITY);
+        }
         let mut att = match (self.softmax, self.causal) {
             (false, true) => scores.mul(causal_ones(t, &device).unsqueeze::<4>()),
             (false, false) => scores,
@@ -165,6 +169,17 @@ impl Block {
 impl Transformer {
     /// `tokens: [batch, seq]` → logits, attention maps, final-LN hidden states.
     pub fn forward(&self, tokens: Tensor<2, Int>, mask: Option<&Tensor<2>>) -> Forward {
+        self.forward_padded(tokens, mask, None)
+    }
+
+    /// [`Transformer::forward`] with padding: `pad: [batch, seq]` is true at padding positions,
+    /// which no query attends to (softmax attention; an all-padding row cannot occur because a
+    /// sentence has at least one word).
+    pub fn forward_padded(&self, tokens: Tensor<2, Int>, mask: Option<&Tensor<2>>, pad: Option<Tensor<2, Bool>>) -> Forward {
+        let pad = pad.map(|p| {
+            let [b, t] = p.dims();
+            p.reshape([b, 1, 1, t]).expand([b, self.blocks.first().map_or(1, |bl| bl.heads), t, t])
+        });
         let [_, t] = tokens.dims();
         let device = tokens.device();
         let tok = burn::tensor::module::embedding(self.tok_emb.val(), tokens); // [b, t, d]
@@ -174,7 +189,7 @@ impl Transformer {
         let mut x = tok + pos;
         let mut attention = Vec::with_capacity(self.blocks.len());
         for block in &self.blocks {
-            let (nx, att) = block.forward(x, mask);
+            let (nx, att) = block.forward(x, mask, pad.as_ref());
             x = nx;
             attention.push(att);
         }

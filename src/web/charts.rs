@@ -89,6 +89,12 @@ pub struct HeatSpec {
     /// Offset of the first row/column label (e.g. 1 for y_1..y_n).
     #[serde(default)]
     pub label_offset: usize,
+    /// Labels of the rows/columns (square maps), replacing the numbers when given.
+    #[serde(default)]
+    pub tick_labels: Vec<String>,
+    /// Thin separator lines drawn after these row/column indices (e.g. between anchors and keys).
+    #[serde(default)]
+    pub separators: Vec<usize>,
     /// Axis captions.
     #[serde(default)]
     pub x_label: String,
@@ -239,6 +245,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .map_err(err)?;
     let step = |n: usize| ((n as f64 / 8.0).ceil() as usize).max(1);
     let off = spec.label_offset;
+    let tick = |i: usize| spec.tick_labels.get(i).cloned().unwrap_or_else(|| (i + off).to_string());
     chart
         .configure_mesh()
         .disable_mesh()
@@ -252,7 +259,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .x_label_formatter(&|v| {
             let i = v.floor() as usize;
             if (v - v.floor()).abs() < 1e-9 && i < c && i % step(c) == 0 {
-                (i + off).to_string()
+                tick(i)
             } else {
                 String::new()
             }
@@ -260,7 +267,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .y_label_formatter(&|v| {
             let i = v.floor() as usize;
             if (v - v.floor()).abs() < 1e-9 && i < r && i % step(r) == 0 {
-                (i + off).to_string()
+                tick(i)
             } else {
                 String::new()
             }
@@ -282,6 +289,12 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
             Rectangle::new([(j as f64, i as f64), (j as f64 + 1.0, i as f64 + 1.0)], color.filled())
         }))
         .map_err(err)?;
+    let sep = fg.mix(0.8).stroke_width((1.0 * s).round().max(1.0) as u32);
+    for &k in spec.separators.iter().filter(|&&k| k < r.max(c)) {
+        let k = k as f64;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(k, 0.0), (k, r as f64)], sep))).map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, k), (c as f64, k)], sep))).map_err(err)?;
+    }
     let outline = if spec.signed { RGBColor(0, 0, 0) } else { RGBColor(255, 255, 255) };
     let outline = if spec.dark && spec.signed { RGBColor(255, 210, 0) } else { outline };
     chart
@@ -292,6 +305,200 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
             )
         }))
         .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// What a scatter plot shows.
+#[derive(Deserialize)]
+pub struct ScatterSpec {
+    /// `(x, y)` points.
+    pub points: Vec<(f64, f64)>,
+    /// One value per point, coloured with viridis over `[vmin, vmax]`.
+    pub values: Vec<f64>,
+    /// Colour range.
+    pub vmin: f64,
+    /// Colour range.
+    pub vmax: f64,
+    /// Axis captions.
+    #[serde(default)]
+    pub x_label: String,
+    /// Axis captions.
+    #[serde(default)]
+    pub y_label: String,
+    /// Caption of the colour bar (e.g. "key value").
+    #[serde(default)]
+    pub color_label: String,
+    /// Text labels drawn next to these point indices.
+    #[serde(default)]
+    pub labeled: Vec<(usize, String)>,
+    /// Text scale.
+    #[serde(default = "one")]
+    pub scale: f64,
+    /// Dark theme.
+    #[serde(default)]
+    pub dark: bool,
+}
+
+/// Draws points coloured by value, with a colour bar; the axes fit the points with a margin
+/// and keep a 1:1 aspect-free square range so the cloud's shape is not stretched by outliers.
+pub fn draw_scatter(canvas: HtmlCanvasElement, spec: &ScatterSpec) -> DrawResult {
+    if spec.points.len() != spec.values.len() {
+        return Err(format!("scatter needs one value per point ({} vs {})", spec.points.len(), spec.values.len()));
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    let (bg, fg, grid) = theme(spec.dark);
+    root.fill(&bg).map_err(err)?;
+    let s = spec.scale.max(0.5);
+    let font = |px: f64| ("sans-serif", (px * s) as u32).into_font().color(&fg);
+    let finite: Vec<(f64, f64)> = spec.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+    let lim = finite.iter().fold(1e-6f64, |m, (x, y)| m.max(x.abs()).max(y.abs())) * 1.1;
+    let (w, _) = root.dim_in_pixel();
+    let bar = (28.0 * s) as u32;
+    let (plot, legend) = root.split_horizontally(w.saturating_sub(bar + (34.0 * s) as u32));
+    let mut chart = ChartBuilder::on(&plot)
+        .margin((8.0 * s) as u32)
+        .x_label_area_size((30.0 * s) as u32)
+        .y_label_area_size((40.0 * s) as u32)
+        .build_cartesian_2d(-lim..lim, -lim..lim)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(grid.mix(0.0))
+        .bold_line_style(grid)
+        .axis_style(fg.mix(0.6))
+        .label_style(font(10.0))
+        .axis_desc_style(font(11.0))
+        .x_desc(spec.x_label.as_str())
+        .y_desc(spec.y_label.as_str())
+        .x_labels(5)
+        .y_labels(5)
+        .x_label_formatter(&|v| format!("{v:.2}"))
+        .y_label_formatter(&|v| format!("{v:.2}"))
+        .draw()
+        .map_err(err)?;
+    let span = (spec.vmax - spec.vmin).max(1e-12);
+    let radius = (3.5 * s).round().max(2.0) as i32;
+    chart
+        .draw_series(spec.points.iter().zip(&spec.values).filter(|((x, y), _)| x.is_finite() && y.is_finite()).map(
+            |(&(x, y), &v)| {
+                let (r, g, b) = viridis((v - spec.vmin) / span);
+                Circle::new((x, y), radius, RGBColor(r, g, b).filled())
+            },
+        ))
+        .map_err(err)?;
+    for (i, label) in &spec.labeled {
+        if let Some(&(x, y)) = spec.points.get(*i).filter(|(x, y)| x.is_finite() && y.is_finite()) {
+            chart.draw_series(std::iter::once(Text::new(format!(" {label}"), (x, y), font(10.0)))).map_err(err)?;
+        }
+    }
+    // Colour bar: vmin at the bottom, vmax at the top.
+    let (_, h) = legend.dim_in_pixel();
+    let top = (12.0 * s) as i32;
+    let bottom = h as i32 - (40.0 * s) as i32;
+    let x0 = (6.0 * s) as i32;
+    let steps = 48;
+    for k in 0..steps {
+        let t = k as f64 / (steps - 1) as f64;
+        let (r, g, b) = viridis(t);
+        let y1 = bottom - ((bottom - top) as f64 * (k + 1) as f64 / steps as f64) as i32;
+        let y0 = bottom - ((bottom - top) as f64 * k as f64 / steps as f64) as i32;
+        legend.draw(&Rectangle::new([(x0, y1), (x0 + (10.0 * s) as i32, y0)], RGBColor(r, g, b).filled())).map_err(err)?;
+    }
+    let lab = |v: f64| if v.abs() >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}") };
+    legend.draw(&Text::new(lab(spec.vmax), (x0, top - (11.0 * s) as i32), font(10.0))).map_err(err)?;
+    legend.draw(&Text::new(lab(spec.vmin), (x0, bottom + (2.0 * s) as i32), font(10.0))).map_err(err)?;
+    if !spec.color_label.is_empty() {
+        legend.draw(&Text::new(spec.color_label.clone(), (0, bottom + (16.0 * s) as i32), font(10.0))).map_err(err)?;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// A sentence with arcs: the gold tree above the words, one attention head's choices below.
+#[derive(Deserialize)]
+pub struct ArcSpec {
+    /// The words, in order.
+    pub words: Vec<String>,
+    /// Gold head of every word (`-1` for the root).
+    pub gold: Vec<i64>,
+    /// The head's predicted head of every word (`-1` for none).
+    pub pred: Vec<i64>,
+    /// Attention weight of each predicted arc (0..1), for its stroke opacity.
+    #[serde(default)]
+    pub weight: Vec<f64>,
+    /// Text scale.
+    #[serde(default = "one")]
+    pub scale: f64,
+    /// Dark theme.
+    #[serde(default)]
+    pub dark: bool,
+}
+
+/// Draws the words on a middle line, gold arcs (grey) above and predicted arcs below: blue where
+/// the prediction is the gold head, vermilion where it is not, opacity by attention weight.
+pub fn draw_arcs(canvas: HtmlCanvasElement, spec: &ArcSpec) -> DrawResult {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    let (bg, fg, _) = theme(spec.dark);
+    root.fill(&bg).map_err(err)?;
+    let n = spec.words.len();
+    if n == 0 {
+        root.present().map_err(err)?;
+        return Ok(());
+    }
+    let s = spec.scale.max(0.5);
+    let (w, h) = root.dim_in_pixel();
+    let (w, h) = (w as f64, h as f64);
+    let pad = 10.0 * s;
+    let dx = (w - 2.0 * pad) / n as f64;
+    let x = |i: usize| pad + dx * (i as f64 + 0.5);
+    let mid = h * 0.5;
+    let font_px = (dx * 0.32).clamp(8.0 * s, 13.0 * s);
+    let font = ("sans-serif", font_px as u32).into_font().color(&fg);
+    let centre = Pos::new(HPos::Center, VPos::Center);
+    for (i, word) in spec.words.iter().enumerate() {
+        root.draw(&Text::new(word.clone(), (x(i) as i32, mid as i32), font.clone().pos(centre))).map_err(err)?;
+    }
+    let up = mid - font_px * 0.9;
+    let down = mid + font_px * 0.9;
+    let room = (mid - font_px * 0.9 - 4.0 * s).max(4.0);
+    let arc = |a: usize, b: usize, y0: f64, dir: f64| -> Vec<(i32, i32)> {
+        let (xa, xb) = (x(a), x(b));
+        let span = (b as f64 - a as f64).abs() / n as f64;
+        let height = room * (0.25 + 0.75 * span.sqrt()).min(1.0);
+        (0..=24)
+            .map(|k| {
+                let t = k as f64 / 24.0;
+                let px = xa + (xb - xa) * t;
+                let py = y0 + dir * height * (std::f64::consts::PI * t).sin();
+                (px as i32, py as i32)
+            })
+            .collect()
+    };
+    let gold_style = fg.mix(0.55).stroke_width((1.4 * s).round().max(1.0) as u32);
+    for (i, &g) in spec.gold.iter().enumerate().take(n) {
+        if g >= 0 && (g as usize) < n {
+            let pts = arc(g as usize, i, up, -1.0);
+            root.draw(&PathElement::new(pts.clone(), gold_style)).map_err(err)?;
+            // Arrowhead dot at the dependent.
+            root.draw(&Circle::new(*pts.last().unwrap(), (2.0 * s) as i32, fg.mix(0.55).filled())).map_err(err)?;
+        }
+    }
+    let right = RGBColor(0, 114, 178);
+    let wrong = RGBColor(213, 94, 0);
+    for (i, &p) in spec.pred.iter().enumerate().take(n) {
+        if p >= 0 && (p as usize) < n && p as usize != i {
+            let ok = spec.gold.get(i) == Some(&p);
+            let alpha = spec.weight.get(i).copied().unwrap_or(1.0).clamp(0.15, 1.0);
+            let color = if ok { right } else { wrong };
+            let pts = arc(p as usize, i, down, 1.0);
+            root.draw(&PathElement::new(pts.clone(), color.mix(alpha).stroke_width((1.8 * s).round().max(1.0) as u32)))
+                .map_err(err)?;
+            root.draw(&Circle::new(*pts.last().unwrap(), (2.2 * s) as i32, color.mix(alpha).filled())).map_err(err)?;
+        }
+    }
     root.present().map_err(err)?;
     Ok(())
 }

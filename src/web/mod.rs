@@ -7,7 +7,8 @@
 pub mod charts;
 
 use crate::config::{ParamSpec, RunConfig, PARAMS};
-use crate::train::{Status, Trainer};
+use crate::run::Run;
+use crate::train::Status;
 use burn::tensor::wgpu::WgpuBackend;
 use burn::tensor::Device;
 use js_sys::{Promise, Reflect};
@@ -238,7 +239,7 @@ pub fn config_from_query(query: &str) -> (RunConfig, Vec<String>) {
 }
 
 struct Inner {
-    trainer: Trainer,
+    trainer: Run,
     sent_rows: usize,
     sent_snaps: usize,
 }
@@ -250,15 +251,31 @@ pub struct Session {
     backend: String,
 }
 
-/// What one chunk of training produced.
+/// What one chunk of training produced (rows and snapshots of the run's chapter).
 #[derive(Serialize)]
-struct Chunk<'a> {
+struct Chunk<'a, R, S> {
     step: usize,
     steps: usize,
     status: &'static str,
     message: String,
-    rows: &'a [crate::history::MetricRow],
-    snapshots: &'a [crate::history::Snapshot],
+    rows: &'a [R],
+    snapshots: &'a [S],
+}
+
+/// The rows and snapshots of `h` not sent yet, as a chunk; updates the sent counters.
+fn chunk<R: Serialize, S: Serialize>(
+    h: &crate::history::History<R, S>,
+    sent: (&mut usize, &mut usize),
+    head: (usize, usize, &'static str, String),
+) -> JsValue {
+    // Thinning can shorten the lists; then resend from the start of what is kept.
+    let rs = if *sent.0 > h.rows.len() { 0 } else { *sent.0 };
+    let ss = if *sent.1 > h.snapshots.len() { 0 } else { *sent.1 };
+    let (step, steps, status, message) = head;
+    let out = to_js(&Chunk { step, steps, status, message, rows: &h.rows[rs..], snapshots: &h.snapshots[ss..] });
+    *sent.0 = h.rows.len();
+    *sent.1 = h.snapshots.len();
+    out
 }
 
 #[wasm_bindgen]
@@ -272,7 +289,7 @@ impl Session {
             "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
             _ => crate::backend::cpu_device(),
         };
-        let trainer = Trainer::new(cfg, &device).map_err(js_err)?;
+        let trainer = Run::new(cfg, &device).map_err(js_err)?;
         Ok(Session { inner: Rc::new(RefCell::new(Inner { trainer, sent_rows: 0, sent_snaps: 0 })), backend })
     }
 
@@ -327,21 +344,13 @@ impl Session {
                 Status::Finished => ("finished", String::new()),
                 Status::Diverged(m) => ("diverged", m.clone()),
             };
-            let h = &i.trainer.history;
-            // Thinning can shorten the lists; then resend from the start of what is kept.
-            let rs = if i.sent_rows > h.rows.len() { 0 } else { i.sent_rows };
-            let ss = if i.sent_snaps > h.snapshots.len() { 0 } else { i.sent_snaps };
-            let out = to_js(&Chunk {
-                step: i.trainer.step(),
-                steps: i.trainer.config().steps,
-                status,
-                message,
-                rows: &h.rows[rs..],
-                snapshots: &h.snapshots[ss..],
-            });
-            i.sent_rows = h.rows.len();
-            i.sent_snaps = h.snapshots.len();
-            Ok(out)
+            let head = (i.trainer.step(), i.trainer.config().steps, status, message);
+            let sent = (&mut i.sent_rows, &mut i.sent_snaps);
+            Ok(match &i.trainer {
+                Run::Plateau(t) => chunk(&t.history, sent, head),
+                Run::Anchors(t) => chunk(&t.history, sent, head),
+                Run::Syntax(t) => chunk(&t.history, sent, head),
+            })
         })
     }
 
@@ -357,10 +366,9 @@ impl Session {
             .map_err(js_err)
     }
 
-    /// The metric rows as CSV (the CLI's columns).
+    /// The metric rows as CSV (the CLI's columns for the run's chapter).
     pub fn csv(&self) -> String {
-        let inner = self.inner.borrow();
-        inner.trainer.history.to_csv(inner.trainer.config().n)
+        self.inner.borrow().trainer.csv()
     }
 
     /// The config in force, as JSON.
@@ -385,6 +393,15 @@ pub fn drop_step(rows: JsValue) -> Option<usize> {
     crate::report::first_step(&rows, |r| r.test_acc >= crate::report::DROP_ACC)
 }
 
+/// Chapter 3's onsets from its rows: `{structure, drop}`, the steps of the steepest UAS rise and
+/// of the steepest held-out loss fall (each `undefined` when there is none), see
+/// [`crate::metrics::syntax::structure_onset`].
+#[wasm_bindgen(js_name = syntaxOnsets)]
+pub fn syntax_onsets(rows: JsValue) -> JsValue {
+    let rows: Vec<crate::chapter3::SyntaxRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
+    to_js(&crate::chapter3::onsets(&rows))
+}
+
 /// Draws a line chart (see [`charts::LineSpec`]); throws on a malformed spec.
 #[wasm_bindgen(js_name = drawLines)]
 pub fn draw_lines(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
@@ -399,4 +416,19 @@ pub fn draw_heatmap(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result
     let spec: charts::HeatSpec =
         serde_wasm_bindgen::from_value(spec).map_err(|e| js_err(format!("heatmap spec: {e}")))?;
     charts::draw_heatmap(canvas, &spec).map_err(js_err)
+}
+
+/// Draws a scatter plot (see [`charts::ScatterSpec`]); throws on a malformed spec.
+#[wasm_bindgen(js_name = drawScatter)]
+pub fn draw_scatter(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+    let spec: charts::ScatterSpec =
+        serde_wasm_bindgen::from_value(spec).map_err(|e| js_err(format!("scatter spec: {e}")))?;
+    charts::draw_scatter(canvas, &spec).map_err(js_err)
+}
+
+/// Draws a sentence with its gold arcs and one head's attention arcs (see [`charts::ArcSpec`]).
+#[wasm_bindgen(js_name = drawArcs)]
+pub fn draw_arcs(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+    let spec: charts::ArcSpec = serde_wasm_bindgen::from_value(spec).map_err(|e| js_err(format!("arc spec: {e}")))?;
+    charts::draw_arcs(canvas, &spec).map_err(js_err)
 }

@@ -1,0 +1,421 @@
+//! Chapter 3 engine: a bidirectional softmax encoder trained by masked language modelling on the
+//! synthetic dependency grammar ([`crate::data::grammar`]), with Chen et al.'s UAS probe and SAS
+//! regularizer.
+//!
+//! Step `s` ([`SyntaxTrainer::advance`]): draw `batch` fresh sentences (`Train` stream at `s`),
+//! mask them BERT-style (`Mask` stream at `s`), compute the MLM loss on the selected positions
+//! and, when `λ ≠ 0` and `s ∈ [lambda-from, lambda-until)`, add `λ·R` with
+//! `R = (1/B) Σ_b Σ_layers Σ_heads Σ_arcs (A[i, head(i)] + A[head(i), i])`
+//! ([`crate::metrics::syntax::sas_reg`]). At the evaluation cadence it records, on a fresh
+//! held-out batch (`Eval` stream at `s`): the held-out MLM loss, the UAS of the best head and
+//! direction on the *unmasked* sentences (as the probe reads BERT), R on those sentences, and the
+//! agreement accuracy on a fixed set of minimal pairs drawn once per seed (`Table` stream). Then
+//! one AdamW step unless `s` is the last.
+
+use crate::config::{ConfigError, RunConfig};
+use crate::data::grammar::{self, AgreementItem, Sentence, IGNORE, MAX_LEN, PAD};
+use crate::history::{AtStep, History};
+use crate::metrics::syntax::{self as m, Direction};
+use crate::model::init::Init;
+use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::rng::{stream, Stream};
+use crate::train::{int_tensor, read_f32, Status};
+use burn::module::Module;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+
+/// Number of agreement minimal pairs scored at every evaluation (drawn once per seed).
+pub const AGREEMENT_ITEMS: usize = 256;
+
+/// The CSV columns of a chapter 3 row, in order. The first six are a contract (other tools read
+/// them); the rest are extra.
+pub const CSV_COLUMNS: &[&str] = &[
+    "step",
+    "loss",
+    "heldout_loss",
+    "uas",
+    "agreement_acc",
+    "sas_reg",
+    "best_layer",
+    "best_head",
+    "best_direction",
+    "offset_uas",
+    "train_reg",
+    "lambda",
+];
+
+/// Metrics of one evaluated step (the model after `step` updates).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntaxRow {
+    /// Updates done.
+    pub step: usize,
+    /// MLM cross-entropy on the masked positions of this step's training batch (without λ·R).
+    pub loss: f64,
+    /// MLM cross-entropy on a fresh held-out batch, masked the same way.
+    pub heldout_loss: f64,
+    /// UAS of the best head and direction on the unmasked held-out sentences.
+    pub uas: f64,
+    /// Share of agreement minimal pairs whose masked main verb gets a higher logit in the right
+    /// number than in the wrong one.
+    pub agreement_acc: f64,
+    /// The SAS regularizer R on the unmasked held-out sentences.
+    pub sas_reg: f64,
+    /// Layer of the best head (0-based).
+    pub best_layer: usize,
+    /// Index of the best head within its layer (0-based).
+    pub best_head: usize,
+    /// `"dep->head"` (word attends to its head) or `"head->dep"` (the transpose).
+    pub best_direction: String,
+    /// UAS of the best fixed-offset baseline on the same sentences.
+    pub offset_uas: f64,
+    /// R on this step's training batch (masked inputs, as the regularizer sees it).
+    pub train_reg: f64,
+    /// The λ in force at this step (0 outside the window).
+    pub lambda: f64,
+}
+
+/// The best head's view of one sample sentence at one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntaxSnapshot {
+    /// Updates done.
+    pub step: usize,
+    /// The sample sentence's words.
+    pub words: Vec<String>,
+    /// Its gold heads (`-1` for the root).
+    pub heads: Vec<i64>,
+    /// Attention of every layer and head on it, `[layers, heads, len, len]` row-major.
+    pub attention: Vec<f32>,
+    /// Layers and heads of `attention`.
+    pub layers: usize,
+    /// Heads per layer.
+    pub n_heads: usize,
+    /// The best head (over the held-out batch) at this step.
+    pub best_layer: usize,
+    /// The best head's index.
+    pub best_head: usize,
+    /// Whether the best head reads the transpose (head → dependent).
+    pub transposed: bool,
+    /// UAS of every head and direction, `[layers, heads, 2]` (dep→head, head→dep).
+    pub head_uas: Vec<f64>,
+}
+
+impl AtStep for SyntaxSnapshot {
+    fn step(&self) -> usize {
+        self.step
+    }
+}
+
+/// A chapter 3 training run.
+pub struct SyntaxTrainer {
+    cfg: RunConfig,
+    device: Device,
+    model: Transformer,
+    optim: ModuleOptimizer,
+    agreement: Vec<AgreementItem>,
+    step: usize,
+    status: Status,
+    /// Everything recorded so far.
+    pub history: History<SyntaxRow, SyntaxSnapshot>,
+}
+
+/// A padded batch on the host: tokens `[b, MAX_LEN]`, lengths and gold heads.
+struct Padded {
+    tokens: Vec<i64>,
+    lengths: Vec<usize>,
+    gold: Vec<Vec<Option<usize>>>,
+}
+
+fn pad(sentences: &[Sentence]) -> Padded {
+    let (tokens, lengths) = grammar::batch(sentences, MAX_LEN);
+    Padded { tokens, lengths, gold: grammar::gold_heads(sentences) }
+}
+
+fn pad_mask(tokens: &[i64], b: usize, device: &Device) -> Tensor<2, Bool> {
+    let v: Vec<bool> = tokens.iter().map(|&t| t == PAD).collect();
+    Tensor::from_data(TensorData::new(v, [b, MAX_LEN]), device)
+}
+
+/// Mean MLM cross-entropy over the selected positions: `−(1/|S|) Σ_{(b,i)∈S} log p(x_{b,i})`,
+/// `S` the positions whose target is not [`IGNORE`].
+fn mlm_loss(logits: Tensor<3>, targets: &[i64], device: &Device) -> Tensor<1> {
+    let [b, t, _] = logits.dims();
+    let weight: Vec<f32> = targets.iter().map(|&y| if y == IGNORE { 0.0 } else { 1.0 }).collect();
+    let count = weight.iter().sum::<f32>().max(1.0);
+    let safe: Vec<i64> = targets.iter().map(|&y| if y == IGNORE { 0 } else { y }).collect();
+    let picked = log_softmax(logits, 2).gather(2, int_tensor(safe, b, t, device).unsqueeze_dim::<3>(2)); // [b, t, 1]
+    let w = Tensor::<3>::from_data(TensorData::new(weight, [b, t, 1]), device);
+    (picked * w).sum().div_scalar(count).neg()
+}
+
+/// `R` on tensors: `(1/B) Σ (A_l ⊙ E)` over layers, heads and entries.
+fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
+    let b = edges.dims()[0] as f64;
+    let e = edges.clone().unsqueeze_dim::<4>(1); // [b, 1, t, t]
+    let mut total: Option<Tensor<1>> = None;
+    for a in attention {
+        let s = (a.clone() * e.clone()).sum();
+        total = Some(match total {
+            Some(t) => t + s,
+            None => s,
+        });
+    }
+    total.expect("at least one layer").div_scalar(b)
+}
+
+impl SyntaxTrainer {
+    /// Builds the encoder (the paper's init, N(0, 0.02²)) and the agreement items of `cfg.seed`.
+    pub fn new(cfg: RunConfig, device: &Device) -> Result<SyntaxTrainer, ConfigError> {
+        cfg.validate()?;
+        let device = device.clone().autodiff();
+        let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
+        let optim = AdamWConfig::new()
+            .with_beta_1(0.9)
+            .with_beta_2(0.999)
+            .with_epsilon(1e-8)
+            .with_weight_decay(cfg.weight_decay as f32)
+            .init();
+        let agreement = grammar::agreement_items(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS);
+        Ok(SyntaxTrainer {
+            cfg,
+            device,
+            model,
+            optim,
+            agreement,
+            step: 0,
+            status: Status::Running,
+            history: History::default(),
+        })
+    }
+
+    /// The encoder shape a config asks for.
+    pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
+        TransformerConfig {
+            vocab: grammar::vocab_size(),
+            positions: MAX_LEN,
+            layers: cfg.layers,
+            heads: cfg.heads,
+            d_model: cfg.d_model,
+            d_ff: cfg.d_ff,
+            softmax: true,
+            causal: false,
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &RunConfig {
+        &self.cfg
+    }
+    /// Updates done.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+    /// Where the run stands.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+    /// Number of parameters.
+    pub fn param_count(&self) -> usize {
+        self.model.num_params()
+    }
+    /// Changes a live parameter (`lambda`, its window, `lr`, `steps`, cadences).
+    pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        crate::train::set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)
+    }
+
+    /// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).
+    pub fn lambda_at(&self, s: usize) -> f64 {
+        if s >= self.cfg.lambda_from && s < self.cfg.lambda_until {
+            self.cfg.lambda
+        } else {
+            0.0
+        }
+    }
+
+    /// Handles step `s` = [`SyntaxTrainer::step`]: forward, record if due, update unless last.
+    pub async fn advance(&mut self) -> Status {
+        if self.status != Status::Running {
+            return self.status.clone();
+        }
+        let s = self.step;
+        let b = self.cfg.batch;
+        let sentences = grammar::sample_n(&mut stream(self.cfg.seed, Stream::Train, s as u64), b);
+        let p = pad(&sentences);
+        let (inputs, targets) =
+            grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut stream(self.cfg.seed, Stream::Mask, s as u64));
+        let fwd = self.model.forward_padded(
+            int_tensor(inputs, b, MAX_LEN, &self.device),
+            None,
+            Some(pad_mask(&p.tokens, b, &self.device)),
+        );
+        let mlm = mlm_loss(fwd.logits, &targets, &self.device);
+        let edges = Tensor::<3>::from_data(
+            TensorData::new(m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN), [b, MAX_LEN, MAX_LEN]),
+            &self.device,
+        );
+        let reg = sas_tensor(&fwd.attention, &edges);
+        let lambda = self.lambda_at(s);
+        let loss_value = read_f32(mlm.clone()).await[0] as f64;
+        let reg_value = read_f32(reg.clone()).await[0] as f64;
+        if !loss_value.is_finite() || !reg_value.is_finite() {
+            self.status = Status::Diverged(format!(
+                "Training diverged at step {s}: the loss became {loss_value}. Lower the learning rate (now {}) \
+                 or |λ| (now {}), then reset.",
+                self.cfg.lr, self.cfg.lambda
+            ));
+            return self.status.clone();
+        }
+        let last = s >= self.cfg.steps;
+        if s % self.cfg.eval_every == 0 || last {
+            let snapshot = s % self.cfg.snapshot_every == 0 || last;
+            let row = self.evaluate(s, loss_value, reg_value, lambda, snapshot).await;
+            self.history.push_row(row);
+        }
+        if last {
+            self.status = Status::Finished;
+            return self.status.clone();
+        }
+        let objective = if lambda != 0.0 { mlm + reg.mul_scalar(lambda) } else { mlm };
+        let grads = GradientsParams::from_grads(objective.backward(), &self.model);
+        self.model = self.optim.step(self.cfg.lr, self.model.clone(), grads);
+        self.step += 1;
+        Status::Running
+    }
+
+    async fn evaluate(&mut self, s: usize, loss: f64, train_reg: f64, lambda: f64, snapshot: bool) -> SyntaxRow {
+        let model = self.model.valid();
+        let plain = self.device.clone().inner();
+        let eb = self.cfg.eval_batch;
+        let mut rng = stream(self.cfg.seed, Stream::Eval, s as u64);
+        let sentences = grammar::sample_n(&mut rng, eb);
+        let p = pad(&sentences);
+        let pads = pad_mask(&p.tokens, eb, &plain);
+
+        // Held-out MLM loss (masked with the same eval stream, after the sentences).
+        let (inputs, targets) = grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut rng);
+        let masked = model.forward_padded(int_tensor(inputs, eb, MAX_LEN, &plain), None, Some(pads.clone()));
+        let heldout_loss = read_f32(mlm_loss(masked.logits, &targets, &plain)).await[0] as f64;
+
+        // The probe reads the attention on the unmasked sentences.
+        let clean = model.forward_padded(int_tensor(p.tokens.clone(), eb, MAX_LEN, &plain), None, Some(pads));
+        let (layers, heads) = (self.cfg.layers, self.cfg.heads);
+        let mut attn = Vec::with_capacity(layers * heads * eb * MAX_LEN * MAX_LEN);
+        for a in clean.attention {
+            // [b, h, t, t] → [h, b, t, t]
+            attn.extend(read_f32(a.swap_dims(0, 1)).await);
+        }
+        let scores = m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &p.gold, &p.lengths);
+        let best = m::best_head(&scores);
+        let (_, offset_uas) = m::best_offset_baseline(&p.gold, &p.lengths);
+        let edges = m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN);
+        let sas_reg = m::sas_reg(&attn, layers, heads, eb, MAX_LEN, &edges);
+
+        // Agreement: logits at the masked main verb.
+        let items = &self.agreement;
+        let mut tokens = vec![PAD; items.len() * MAX_LEN];
+        for (k, it) in items.iter().enumerate() {
+            let l = it.tokens.len().min(MAX_LEN);
+            tokens[k * MAX_LEN..k * MAX_LEN + l].copy_from_slice(&it.tokens[..l]);
+        }
+        let agree_pads = pad_mask(&tokens, items.len(), &plain);
+        let f = model.forward_padded(int_tensor(tokens, items.len(), MAX_LEN, &plain), None, Some(agree_pads));
+        let logits = read_f32(f.logits).await; // [items, t, v]
+        let v = grammar::vocab_size();
+        let at_verb: Vec<f32> = items
+            .iter()
+            .enumerate()
+            .flat_map(|(k, it)| logits[(k * MAX_LEN + it.verb_pos) * v..(k * MAX_LEN + it.verb_pos + 1) * v].to_vec())
+            .collect();
+        let pairs: Vec<(i64, i64)> = items.iter().map(|it| (it.good, it.bad)).collect();
+        let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
+
+        if snapshot {
+            let len = p.lengths[0];
+            let t = MAX_LEN;
+            let mut att0 = Vec::with_capacity(layers * heads * len * len);
+            for lh in 0..layers * heads {
+                let base = lh * eb * t * t; // sentence 0 of this (layer, head)
+                for i in 0..len {
+                    att0.extend_from_slice(&attn[base + i * t..base + i * t + len]);
+                }
+            }
+            self.history.push_snapshot(SyntaxSnapshot {
+                step: s,
+                words: sentences[0].tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
+                heads: sentences[0].heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
+                attention: att0,
+                layers,
+                n_heads: heads,
+                best_layer: best.layer,
+                best_head: best.head,
+                transposed: best.direction == Direction::HeadToDependent,
+                head_uas: scores.iter().map(|h| h.uas).collect(),
+            });
+        }
+        SyntaxRow {
+            step: s,
+            loss,
+            heldout_loss,
+            uas: best.uas,
+            agreement_acc,
+            sas_reg,
+            best_layer: best.layer,
+            best_head: best.head,
+            best_direction: direction_name(best.direction).to_string(),
+            offset_uas,
+            train_reg,
+            lambda,
+        }
+    }
+}
+
+/// The two onsets of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Onsets {
+    /// Structure onset: the step of the steepest UAS rise.
+    pub structure: Option<usize>,
+    /// The step of the steepest held-out MLM loss fall.
+    pub drop: Option<usize>,
+}
+
+/// The onsets of recorded rows ([`m::structure_onset`] on `uas`, [`m::loss_drop_step`] on
+/// `heldout_loss`).
+pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
+    let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
+    let uas: Vec<f64> = rows.iter().map(|r| r.uas).collect();
+    let loss: Vec<f64> = rows.iter().map(|r| r.heldout_loss).collect();
+    Onsets { structure: m::structure_onset(&steps, &uas), drop: m::loss_drop_step(&steps, &loss) }
+}
+
+/// The CSV name of a probe direction.
+pub fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::DependentToHead => "dep->head",
+        Direction::HeadToDependent => "head->dep",
+    }
+}
+
+/// Rows as CSV: [`CSV_COLUMNS`], then one line per row (shortest round-trip floats).
+pub fn to_csv(rows: &[SyntaxRow]) -> String {
+    let mut s = CSV_COLUMNS.join(",");
+    s.push('\n');
+    for r in rows {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.step,
+            r.loss,
+            r.heldout_loss,
+            r.uas,
+            r.agreement_acc,
+            r.sas_reg,
+            r.best_layer,
+            r.best_head,
+            r.best_direction,
+            r.offset_uas,
+            r.train_reg,
+            r.lambda
+        ));
+    }
+    s
+}
