@@ -256,7 +256,7 @@ impl AnchorTrainer {
             return self.status.clone();
         }
         let last = s >= self.cfg.steps;
-        if s % self.cfg.eval_every == 0 || last {
+        if s % self.cfg.eval_every == 0 || s % self.cfg.snapshot_every == 0 || last {
             let train_logits = read_f32(logits).await;
             let snapshot = s % self.cfg.snapshot_every == 0 || last;
             let row = self.evaluate(s, loss_value, &train_logits, &batch, snapshot).await;

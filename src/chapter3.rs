@@ -99,6 +99,15 @@ pub struct SyntaxSnapshot {
     pub transposed: bool,
     /// UAS of every head and direction, `[layers, heads, 2]` (dep→head, head→dep).
     pub head_uas: Vec<f64>,
+    /// The best head's predicted head of every word of the sentence (the probe's rule), `-1`
+    /// where there is none.
+    pub pred: Vec<i64>,
+    /// The attention weight of each predicted arc.
+    pub pred_weight: Vec<f32>,
+    /// Words of the sentence whose predicted head is the gold head.
+    pub sample_right: usize,
+    /// Words of the sentence that are scored (all but the root).
+    pub sample_scored: usize,
 }
 
 impl AtStep for SyntaxSnapshot {
@@ -267,7 +276,7 @@ impl SyntaxTrainer {
             return self.status.clone();
         }
         let last = s >= self.cfg.steps;
-        if s % self.cfg.eval_every == 0 || last {
+        if s % self.cfg.eval_every == 0 || s % self.cfg.snapshot_every == 0 || last {
             let snapshot = s % self.cfg.snapshot_every == 0 || last;
             let row = self.evaluate(s, loss_value, reg_value, lambda, snapshot).await;
             self.history.push_row(row);
@@ -340,6 +349,31 @@ impl SyntaxTrainer {
                     att0.extend_from_slice(&attn[base + i * t..base + i * t + len]);
                 }
             }
+            // The best head's choices on this sentence, by the probe's rule.
+            let bh = (best.layer * heads + best.head) * len * len;
+            let w = |i: usize, j: usize| {
+                if best.direction == Direction::HeadToDependent {
+                    att0[bh + j * len + i]
+                } else {
+                    att0[bh + i * len + j]
+                }
+            };
+            let gold0: Vec<Vec<Option<usize>>> = vec![sentences[0].heads.clone()];
+            let one = m::uas_per_head(&att0[bh..bh + len * len], 1, 1, 1, len, &gold0, &[len]);
+            let (pred, pred_weight): (Vec<i64>, Vec<f32>) = (0..len)
+                .map(|i| {
+                    (0..len).filter(|&j| j != i).fold((-1i64, f32::NEG_INFINITY), |(bj, bw), j| {
+                        if w(i, j) > bw {
+                            (j as i64, w(i, j))
+                        } else {
+                            (bj, bw)
+                        }
+                    })
+                })
+                .unzip();
+            let sample_scored = sentences[0].heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
+            let k = usize::from(best.direction == Direction::HeadToDependent);
+            let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
             self.history.push_snapshot(SyntaxSnapshot {
                 step: s,
                 words: sentences[0].tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
@@ -351,6 +385,10 @@ impl SyntaxTrainer {
                 best_head: best.head,
                 transposed: best.direction == Direction::HeadToDependent,
                 head_uas: scores.iter().map(|h| h.uas).collect(),
+                pred,
+                pred_weight,
+                sample_right,
+                sample_scored,
             });
         }
         SyntaxRow {

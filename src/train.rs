@@ -204,7 +204,7 @@ impl Trainer {
             return self.status.clone();
         }
         let last = s >= self.cfg.steps;
-        if s % self.cfg.eval_every == 0 || last {
+        if s % self.cfg.eval_every == 0 || s % self.cfg.snapshot_every == 0 || last {
             let logits = read_f32(fwd.logits.clone()).await;
             let snapshot = s % self.cfg.snapshot_every == 0 || last;
             let (row, snap) = self.evaluate(s, loss_value, &logits, &batch, snapshot).await;

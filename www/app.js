@@ -1,7 +1,7 @@
 // The page: controls, the worker that trains, and the charts (drawn in Rust with plotters).
 // No metric is computed here: rows and snapshots come from the engine; this file only routes
 // them to the drawing functions and the DOM.
-import init, { parseQuery, drawLines, drawHeatmap, seriesSummary, dropStep } from './pkg/plateau.js';
+import init, { parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets } from './pkg/plateau.js';
 
 const $ = (id) => document.getElementById(id);
 // Okabe–Ito colour-blind-safe palette.
@@ -56,14 +56,32 @@ const fmtLr = (lr) => Number(lr.toPrecision(2)).toString();
 
 function sliderToC(v) { return Math.abs(v) < 0.025 ? 1 : Number(Math.pow(10, v).toPrecision(3)); }
 
+// The chapter of an experiment, and the chapter on screen.
+const chapterOf = (experiment) => ({ anchors: 2, syntax: 3 }[experiment] || 1);
+const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
+
+/** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. */
+function showChapter(n) {
+  for (const el of document.querySelectorAll('[data-chapter]')) el.hidden = Number(el.dataset.chapter) !== n;
+  for (const b of document.querySelectorAll('.chapter')) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
+  $(`maps-${n}`).prepend($('scrub-box'));
+}
+
 function setControls(cfg) {
+  $('gamma').value = String(cfg.gamma);
+  $('gamma-out').textContent = String(cfg.gamma);
+  $('model').value = cfg.model;
+  $('lambda').value = String(cfg.lambda);
+  $('lambda-out').textContent = String(cfg.lambda);
+  $('lambda-from').value = String(cfg['lambda-from']);
+  $('lambda-until').value = String(cfg['lambda-until']);
   $('c').value = String(Math.log10(cfg.c));
   $('c-out').textContent = fmtC(cfg.c);
   $('c-from').value = String(cfg['c-from']);
   $('lr').value = String(Math.log10(cfg.lr));
   $('lr-out').textContent = fmtLr(cfg.lr);
   $('attention').value = cfg.attention;
-  $('experiment').value = cfg.experiment;
+  if (chapterOf(cfg.experiment) === 1) $('experiment').value = cfg.experiment;
   $('seed').value = String(cfg.seed);
   $('preset').value = cfg.preset;
 }
@@ -100,7 +118,34 @@ function wireControls() {
     $('lr-out').textContent = fmtLr(lr);
     setLive('lr', lr);
   });
-  for (const key of ['attention', 'experiment']) {
+  $('gamma').addEventListener('input', () => {
+    const g = Number(Number($('gamma').value).toFixed(2));
+    $('gamma-out').textContent = String(g);
+    state.cfg.gamma = g;
+    markPending(true);
+  });
+  $('lambda').addEventListener('input', () => {
+    const l = Number(Number($('lambda').value).toFixed(3));
+    $('lambda-out').textContent = String(l);
+    setLive('lambda', l);
+  });
+  for (const key of ['lambda-from', 'lambda-until']) {
+    $(key).addEventListener('change', () => {
+      const v = Math.max(0, Math.min(1000000, Math.round(Number($(key).value) || 0)));
+      $(key).value = String(v);
+      setLive(key, v);
+    });
+  }
+  for (const b of document.querySelectorAll('.chapter')) {
+    b.addEventListener('click', () => {
+      if (chapterOf(b.dataset.experiment) === chapter() && state.runCfg) return;
+      const parsed = parseQuery(`experiment=${b.dataset.experiment}&seed=${state.cfg.seed}&preset=${state.cfg.preset}`);
+      state.cfg = parsed.config;
+      setControls(state.cfg);
+      startRun();
+    });
+  }
+  for (const key of ['attention', 'experiment', 'model']) {
     $(key).addEventListener('change', () => { state.cfg[key] = $(key).value; markPending(true); });
   }
   $('seed').addEventListener('change', () => {
@@ -110,7 +155,7 @@ function wireControls() {
     markPending(true);
   });
   $('preset').addEventListener('change', () => {
-    const parsed = parseQuery(`preset=${encodeURIComponent($('preset').value)}`);
+    const parsed = parseQuery(`preset=${encodeURIComponent($('preset').value)}&experiment=${state.cfg.experiment}&seed=${state.cfg.seed}`);
     state.cfg = parsed.config;
     setControls(state.cfg);
     markPending(true);
@@ -143,6 +188,7 @@ function startRun() {
   state.rate = { step: 0, t: performance.now(), value: null };
   state.runCfg = { ...state.cfg };
   state.steps = state.cfg.steps;
+  showChapter(chapterOf(state.runCfg.experiment));
   $('steps').textContent = String(state.steps);
   $('run-state').textContent = 'starting';
   state.run += 1;
@@ -187,7 +233,7 @@ function onMessage(e) {
       break;
     }
     case 'notice': notice(msg.message); break;
-    case 'csv': download('plateau-metrics.csv', msg.csv, 'text/csv'); break;
+    case 'csv': download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, msg.csv, 'text/csv'); break;
     case 'error': showError(msg.message); break;
     default: break;
   }
@@ -260,12 +306,24 @@ function fit(canvas) {
 
 const col = (key) => state.rows.map((r) => [r.step, r[key]]);
 
+/** Markers of the run's events: chapter 1's drop, chapter 3's onsets. */
+function eventMarkers() {
+  const markers = [];
+  if (chapter() === 1) {
+    const drop = dropStep(state.rows);
+    if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
+  } else if (chapter() === 3) {
+    const o = syntaxOnsets(state.rows);
+    if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `loss drop ${o.drop}` });
+    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `UAS onset ${o.structure}` });
+  }
+  return markers;
+}
+
 function lineChart(id, series, opts) {
   const canvas = $(id);
   const scale = fit(canvas);
-  const markers = [];
-  const drop = dropStep(state.rows);
-  if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
+  const markers = eventMarkers();
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
   drawLines(canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
@@ -292,6 +350,8 @@ function drawStatus() {
 }
 
 function drawJobs() {
+  if (chapter() === 2) return [drawStatus, ...anchorJobs(), drawAnchorSnapshot];
+  if (chapter() === 3) return [drawStatus, ...syntaxJobs(), drawSyntaxSnapshot];
   return [
     drawStatus,
     () => {
@@ -334,12 +394,148 @@ function drawJobs() {
   ];
 }
 
-function drawSnapshot() {
+/** Syncs the scrubber with the snapshots; returns the snapshot to show (or null). */
+function scrubSnap() {
   const snap = currentSnap();
   const scrub = $('scrub');
   scrub.max = String(Math.max(0, state.snaps.length - 1));
   if (state.scrub === null) scrub.value = scrub.max;
   $('scrub-out').textContent = snap ? String(snap.step) : '–';
+  return snap;
+}
+
+const last = () => state.rows[state.rows.length - 1];
+const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+
+// ---- chapter 2 ----
+
+function anchorJobs() {
+  return [
+    () => {
+      const series = [
+        { label: 'memory', color: C.orange, points: col('loss_memory') },
+        { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
+        { label: 'held-out pair (4,3)', color: C.verm, points: col('loss_heldout'), dashed: true },
+      ];
+      const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
+      lineChart('chart-subloss', series, { y_min: Math.max(0.002, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
+      $('sum-subloss').textContent = `${seriesSummary('memory loss', col('loss_memory'), 2)} ${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
+    },
+    () => {
+      lineChart('chart-subacc', [
+        { label: 'memory', color: C.orange, points: col('acc_memory') },
+        { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
+        { label: '(4,3) inferential', color: C.green, points: col('acc_inferential') },
+        { label: '(4,3) symmetric', color: C.purple, points: col('acc_symmetric'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
+      const r = last();
+      $('sum-subacc').textContent = r
+        ? `Step ${r.step}: memory ${fixed(r.acc_memory, 2)}, reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
+        : '';
+    },
+    () => {
+      lineChart('chart-emb', [
+        { label: 'key distance–cosine corr.', color: C.blue, points: col('key_order_corr') },
+        { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
+        { label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') },
+      ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
+      $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}`;
+    },
+  ];
+}
+
+function drawAnchorSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const dark = darkScheme.matches;
+  const keys = snap.tokens.slice(8);
+  let canvas = $('map-pca');
+  drawScatter(canvas, {
+    points: snap.pca, values: keys, vmin: 20, vmax: 99, x_label: `PC1 (${(100 * snap.explained[0]).toFixed(0)} %)`,
+    y_label: `PC2 (${(100 * snap.explained[1]).toFixed(0)} %)`, color_label: 'key', scale: fit(canvas), dark,
+    labeled: [[0, '20'], [keys.length - 1, '99']],
+  });
+  $('sum-pca').textContent = `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`;
+  canvas = $('map-embcos');
+  const n = snap.tokens.length;
+  drawHeatmap(canvas, {
+    values: snap.cosine, rows: n, cols: n, signed: true, vmin: -1, vmax: 1, separators: [8],
+    tick_labels: snap.tokens.map(String), x_label: 'token', y_label: 'token', scale: fit(canvas), dark,
+  });
+  const r = state.rows.find((x) => x.step === snap.step) || last();
+  $('sum-embcos').textContent = r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '';
+  canvas = $('map-att2');
+  if (snap.attention.length) {
+    drawHeatmap(canvas, {
+      values: snap.attention, rows: snap.seq, cols: snap.seq, signed: false, vmin: 0, vmax: Math.max(1e-9, ...snap.attention),
+      mask_upper: true, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
+    });
+    $('sum-att2').textContent = r ? `Step ${snap.step}: closeness to a prefix average ${fixed(r.prefix_avg, 2)} (1 = exactly).` : '';
+  } else {
+    const ctx = canvas.getContext('2d');
+    fit(canvas);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    $('sum-att2').textContent = 'The Emb-MLP has no attention.';
+  }
+}
+
+// ---- chapter 3 ----
+
+function syntaxJobs() {
+  return [
+    () => {
+      const series = [
+        { label: 'train', color: C.blue, points: col('loss') },
+        { label: 'held-out', color: C.orange, points: col('heldout_loss') },
+      ];
+      const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
+      lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'll' });
+      $('sum-mlm').textContent = seriesSummary('held-out MLM loss', col('heldout_loss'), 3);
+    },
+    () => {
+      lineChart('chart-uas', [
+        { label: 'best head', color: C.green, points: col('uas') },
+        { label: 'best offset guess', color: C.grey, points: col('offset_uas'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ul' });
+      const r = last();
+      $('sum-uas').textContent = r
+        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}.`
+        : '';
+    },
+    () => {
+      lineChart('chart-agree', [{ label: 'agreement', color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
+      $('sum-agree').textContent = seriesSummary('agreement accuracy', col('agreement_acc'), 2);
+    },
+    () => {
+      const reg = col('sas_reg');
+      const [, rmax] = range(reg.map((p) => p[1]), 0, 1);
+      lineChart('chart-reg', [{ label: 'R (held-out)', color: C.verm, points: reg }], { y_min: 0, y_max: rmax * 1.1, y_label: 'R', legend: 'lr' });
+      $('sum-reg').textContent = seriesSummary('R', reg, 2);
+    },
+  ];
+}
+
+function drawSyntaxSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const dark = darkScheme.matches;
+  let canvas = $('map-arcs');
+  drawArcs(canvas, { words: snap.words, gold: snap.heads, pred: snap.pred, weight: snap.pred_weight, scale: fit(canvas), dark });
+  $('sum-arcs').textContent = `Step ${snap.step}: layer ${snap.best_layer + 1}, head ${snap.best_head + 1} (${snap.transposed ? 'head → dependent' : 'dependent → head'}) points to the gold head for ${snap.sample_right} of ${snap.sample_scored} words of “${snap.words.join(' ')}”.`;
+  canvas = $('map-heads');
+  const rows = snap.layers * snap.n_heads;
+  drawHeatmap(canvas, {
+    values: snap.head_uas, rows, cols: 2, signed: false, vmin: 0, vmax: 1,
+    tick_labels: [], x_label: 'direction (dep→head, head→dep)', y_label: 'layer · head', label_offset: 1, scale: fit(canvas), dark,
+  });
+  const top = Math.max(...snap.head_uas);
+  $('sum-heads').textContent = `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`;
+}
+
+// ---- chapter 1 ----
+
+function drawSnapshot() {
+  const snap = scrubSnap();
   if (!snap) return;
   const dark = darkScheme.matches;
   const softmax = state.runCfg && state.runCfg.attention === 'softmax';
