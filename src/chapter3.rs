@@ -44,6 +44,8 @@ pub const CSV_COLUMNS: &[&str] = &[
     "offset_uas",
     "train_reg",
     "lambda",
+    "uas_subject",
+    "offset_uas_subject",
 ];
 
 /// Metrics of one evaluated step (the model after `step` updates).
@@ -74,6 +76,11 @@ pub struct SyntaxRow {
     pub train_reg: f64,
     /// The λ in force at this step (0 outside the window).
     pub lambda: f64,
+    /// The probe restricted to one relation, the main subject → main verb arc (nsubj, the long
+    /// arc that agreement needs): best head and direction, scored on that arc only.
+    pub uas_subject: f64,
+    /// The best fixed-offset guess on the same arcs.
+    pub offset_uas_subject: f64,
 }
 
 /// The best head's view of one sample sentence at one step.
@@ -127,6 +134,20 @@ pub struct SyntaxTrainer {
     status: Status,
     /// Everything recorded so far.
     pub history: History<SyntaxRow, SyntaxSnapshot>,
+}
+
+/// The gold heads of one relation only: the main subject's head noun → the main verb (nsubj);
+/// every other word `None`, so the UAS probe scores just that arc (Chen et al.'s probe reports
+/// accuracy per relation).
+pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
+    sentences
+        .iter()
+        .map(|s| {
+            let mut h = vec![None; s.len()];
+            h[s.subject] = Some(s.root);
+            h
+        })
+        .collect()
 }
 
 /// A padded batch on the host: tokens `[b, MAX_LEN]`, lengths and gold heads.
@@ -317,6 +338,9 @@ impl SyntaxTrainer {
         let scores = m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &p.gold, &p.lengths);
         let best = m::best_head(&scores);
         let (_, offset_uas) = m::best_offset_baseline(&p.gold, &p.lengths);
+        let subj = subject_arcs(&sentences);
+        let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &subj, &p.lengths)).uas;
+        let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
         let edges = m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN);
         let sas_reg = m::sas_reg(&attn, layers, heads, eb, MAX_LEN, &edges);
 
@@ -404,6 +428,8 @@ impl SyntaxTrainer {
             offset_uas,
             train_reg,
             lambda,
+            uas_subject,
+            offset_uas_subject,
         }
     }
 }
@@ -440,7 +466,7 @@ pub fn to_csv(rows: &[SyntaxRow]) -> String {
     s.push('\n');
     for r in rows {
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.step,
             r.loss,
             r.heldout_loss,
@@ -452,7 +478,9 @@ pub fn to_csv(rows: &[SyntaxRow]) -> String {
             r.best_direction,
             r.offset_uas,
             r.train_reg,
-            r.lambda
+            r.lambda,
+            r.uas_subject,
+            r.offset_uas_subject
         ));
     }
     s

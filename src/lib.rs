@@ -34,6 +34,7 @@ pub mod history;
 pub mod metrics;
 pub mod model;
 pub mod report;
+pub mod report23;
 pub mod rng;
 pub mod run;
 pub mod train;

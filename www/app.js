@@ -494,12 +494,14 @@ function syntaxJobs() {
     },
     () => {
       lineChart('chart-uas', [
-        { label: 'best head', color: C.green, points: col('uas') },
-        { label: 'best offset guess', color: C.grey, points: col('offset_uas'), dashed: true },
+        { label: 'all arcs: best head', color: C.green, points: col('uas') },
+        { label: 'all arcs: offset guess', color: C.green, points: col('offset_uas'), dashed: true },
+        { label: 'subject→verb: best head', color: C.purple, points: col('uas_subject') },
+        { label: 'subject→verb: offset guess', color: C.purple, points: col('offset_uas_subject'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ul' });
       const r = last();
       $('sum-uas').textContent = r
-        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}.`
+        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}).`
         : '';
     },
     () => {

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { REPO_ROOT, collectConsole, launch, startServer } from './helpers.mjs';
+import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
 
 const ARTIFACTS = join(REPO_ROOT, 'artifacts');
 const WAIT_MS = 120_000; // generous: two slow cores, CPU backend, several Chromiums at once
@@ -46,46 +46,8 @@ after(async () => {
   await server?.close();
 });
 
-/**
- * Opens the page (`query` is appended to the server URL) in a fresh context and returns
- * `{page, errors, run}`; `run(body)` calls `body()` and then checks that no console error and
- * no #error message appeared; on failure it saves a screenshot and adds the page's state to
- * the error message. The context is closed in any case.
- */
-async function openPage(name, { query = '', viewport = DESKTOP } = {}) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  const errors = collectConsole(page); // includes the worker's console (msg.worker() != null)
-  // Chromium asks for /favicon.ico by itself; answer it if the repo has none,
-  // so its 404 is not counted as a page error.
-  await page.route('**/favicon.ico', (route) => (existsSync(join(REPO_ROOT, 'favicon.ico'))
-    ? route.continue()
-    : route.fulfill({ status: 204, body: '' })));
-  await page.goto(server.url + query, { waitUntil: 'load' });
-
-  const run = async (body) => {
-    try {
-      await body();
-      const error = await page.$eval('#error', (el) => (el.hidden ? '' : el.textContent));
-      assert.equal(error, '', `#error is shown: ${error}`);
-      assert.deepEqual(errors, [], `console errors on the page:\n${errors.join('\n')}`);
-    } catch (err) {
-      await page.screenshot({ path: join(ARTIFACTS, `chapter1-failure-${name}.png`), fullPage: true }).catch(() => {});
-      const state = await page.evaluate(() => {
-        const t = (id) => document.getElementById(id)?.textContent?.trim();
-        return {
-          step: t('step'), steps: t('steps'), runState: t('run-state'), play: t('play'),
-          backend: t('backend'), error: t('error'), notices: t('notices'), scrub: t('scrub-out'),
-        };
-      }).catch(() => ({}));
-      err.message += `\npage state: ${JSON.stringify(state)}\nconsole errors:\n${errors.join('\n') || '(none)'}`;
-      throw err;
-    } finally {
-      await context.close().catch(() => {});
-    }
-  };
-  return { page, errors, run };
-}
+/** Opens the page in a fresh context; see `openPageIn` in helpers.mjs. */
+const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'chapter1', ...opts });
 
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
 const stepOf = (page) => page.$eval('#step', (el) => Number(el.textContent.replace(/,/g, '')));

@@ -6,9 +6,11 @@
 
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 /** Absolute path of the repository root (tests/e2e/../..). */
@@ -111,3 +113,45 @@ export function collectConsole(page) {
   });
   return errors;
 }
+
+/**
+ * Opens the page of `server` (`query` is appended to its URL) in a fresh context of `browser` and returns
+ * `{page, errors, run}`; `run(body)` calls `body()` and then checks that no console error and
+ * no #error message appeared; on failure it saves a screenshot and adds the page's state to
+ * the error message. The context is closed in any case.
+ */
+export async function openPageIn(browser, server, name, { query = '', viewport = { width: 1280, height: 900 }, artifacts, prefix = 'page' } = {}) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = collectConsole(page); // includes the worker's console (msg.worker() != null)
+  // Chromium asks for /favicon.ico by itself; answer it if the repo has none,
+  // so its 404 is not counted as a page error.
+  await page.route('**/favicon.ico', (route) => (existsSync(join(REPO_ROOT, 'favicon.ico'))
+    ? route.continue()
+    : route.fulfill({ status: 204, body: '' })));
+  await page.goto(server.url + query, { waitUntil: 'load' });
+
+  const run = async (body) => {
+    try {
+      await body();
+      const error = await page.$eval('#error', (el) => (el.hidden ? '' : el.textContent));
+      assert.equal(error, '', `#error is shown: ${error}`);
+      assert.deepEqual(errors, [], `console errors on the page:\n${errors.join('\n')}`);
+    } catch (err) {
+      await page.screenshot({ path: join(artifacts, `${prefix}-failure-${name}.png`), fullPage: true }).catch(() => {});
+      const state = await page.evaluate(() => {
+        const t = (id) => document.getElementById(id)?.textContent?.trim();
+        return {
+          step: t('step'), steps: t('steps'), runState: t('run-state'), play: t('play'),
+          backend: t('backend'), error: t('error'), notices: t('notices'), scrub: t('scrub-out'),
+        };
+      }).catch(() => ({}));
+      err.message += `\npage state: ${JSON.stringify(state)}\nconsole errors:\n${errors.join('\n') || '(none)'}`;
+      throw err;
+    } finally {
+      await context.close().catch(() => {});
+    }
+  };
+  return { page, errors, run };
+}
+

@@ -1,0 +1,117 @@
+// End-to-end tests of chapters 2 and 3 in real headless Chromium (run scripts/build-web.sh
+// first):
+//
+//   1. chapter 2: moving γ from 0.3 to 0.8 and training gives the key embeddings the ordered
+//      structure the reproduction found (key distance–cosine correlation clearly negative at
+//      γ = 0.8, near 0 at γ = 0.3), read from the page's own CSV download;
+//   2. chapter 3: with λ > 0 the best head's UAS stays below the best fixed-offset guess, while
+//      the views (curves, arcs, head map) are drawn;
+//   3. the chapter buttons switch chapters and the URL's experiment opens the right one.
+// Every test also checks: no console error (page or worker) and no #error message.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+
+const ARTIFACTS = join(REPO_ROOT, 'artifacts');
+const WAIT_MS = 240_000; // the runs below take a minute or two on two slow cores
+const TEST_TIMEOUT = 8 * 60_000;
+
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')), 'run scripts/build-web.sh first');
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  await server?.close();
+});
+
+const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'chapters', ...opts });
+const waitFn = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT_MS, polling: 250 });
+const runState = (page) => page.$eval('#run-state', (el) => el.textContent.trim());
+const booted = (page) => waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
+
+/** Waits for the run on screen to finish, then downloads its CSV and parses it into row objects. */
+async function finishedCsv(page, file) {
+  await waitFn(page, () => ['finished', 'diverged'].includes(document.querySelector('#run-state').textContent));
+  assert.equal(await runState(page), 'finished', 'the run should finish, not diverge');
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
+  await download.saveAs(join(ARTIFACTS, file));
+  const [head, ...lines] = readFileSync(join(ARTIFACTS, file), 'utf8').trim().split('\n');
+  const cols = head.split(',');
+  return { cols, rows: lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i], v]))) };
+}
+
+test('chapter 2: γ 0.3 → 0.8 gives the key embeddings an ordered structure', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('gamma', { query: '?experiment=anchors&gamma=0.3&steps=400&eval-every=25&snapshot-every=100' });
+  await run(async () => {
+    await booted(page);
+    assert.equal(await page.$eval('[data-experiment="anchors"]', (b) => b.getAttribute('aria-current')), 'true');
+    assert.equal(await page.$eval('#gamma-out', (el) => el.textContent), '0.3');
+    const low = await finishedCsv(page, 'chapter2-gamma0.3.csv');
+    assert.ok(low.cols.join(',').startsWith('step,loss,loss_memory,loss_reasoning,loss_heldout,acc_memory,acc_reasoning,acc_heldout,acc_inferential,acc_symmetric'));
+    // γ slider: 0.3 → 0.8 is 10 steps of 0.05 to the right; it applies at reset.
+    await page.focus('#gamma');
+    for (let i = 0; i < 10; i += 1) await page.keyboard.press('ArrowRight');
+    assert.equal(await page.$eval('#gamma-out', (el) => el.textContent), '0.8');
+    assert.equal(await page.$eval('#reset', (el) => el.textContent), 'Reset to apply', 'γ applies at reset, and the button says so');
+    await page.click('#reset');
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) < 100 && document.querySelector('#run-state').textContent === 'training');
+    const high = await finishedCsv(page, 'chapter2-gamma0.8.csv');
+    const minCorr = (c) => Math.min(...c.rows.map((r) => Number(r.key_order_corr)));
+    const [lo, hi] = [minCorr(low), minCorr(high)];
+    t.diagnostic(`most negative key distance–cosine correlation: γ=0.3 ${lo.toFixed(3)}, γ=0.8 ${hi.toFixed(3)}`);
+    assert.ok(hi < -0.2, `at γ = 0.8 the keys should line up (correlation < −0.2), got ${hi}`);
+    assert.ok(hi < lo - 0.15, `γ = 0.8 (${hi}) should be clearly more ordered than γ = 0.3 (${lo})`);
+    // The views were drawn from the last snapshot.
+    assert.match(await page.$eval('#sum-pca', (el) => el.textContent), /^Step \d+: the first two components hold/);
+    assert.match(await page.$eval('#sum-embcos', (el) => el.textContent), /key distance–cosine correlation -?\d/);
+    await page.screenshot({ path: join(ARTIFACTS, 'chapter2-desktop.png'), fullPage: true });
+  });
+});
+
+test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('lambda', { query: '?experiment=syntax&lambda=0.1&steps=300&eval-every=25&snapshot-every=50' });
+  await run(async () => {
+    await booted(page);
+    assert.equal(await page.$eval('#lambda-out', (el) => el.textContent), '0.1');
+    const { cols, rows } = await finishedCsv(page, 'chapter3-lambda0.1.csv');
+    assert.ok(cols.join(',').startsWith('step,loss,heldout_loss,uas,agreement_acc,sas_reg'));
+    const late = rows.filter((r) => Number(r.step) >= 100);
+    const worst = late.map((r) => Number(r.offset_uas) - Number(r.uas));
+    t.diagnostic(`UAS from step 100: ${late.map((r) => Number(r.uas).toFixed(2)).join(' ')}; offset guess ${Number(rows.at(-1).offset_uas).toFixed(2)}`);
+    assert.ok(worst.every((d) => d > 0.1), `with λ = 0.1 UAS should stay > 0.1 below the offset guess: ${worst.join(' ')}`);
+    assert.ok(rows.every((r) => Number(r.lambda) === 0.1), 'λ = 0.1 on every row');
+    assert.match(await page.$eval('#sum-arcs', (el) => el.textContent), /points to the gold head for \d+ of \d+ words/);
+    assert.match(await page.$eval('#sum-uas', (el) => el.textContent), /UAS \d\.\d\d \(layer \d, head \d/);
+    await page.screenshot({ path: join(ARTIFACTS, 'chapter3-desktop.png'), fullPage: true });
+  });
+});
+
+test('the chapter buttons switch chapters', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('switch');
+  await run(async () => {
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 1);
+    const visible = (sel) => page.$eval(sel, (el) => !el.hidden && el.offsetParent !== null);
+    assert.ok(await visible('#chart-loss'));
+    await page.click('[data-experiment="syntax"]');
+    await waitFn(page, () => document.querySelector('#sum-uas').textContent.startsWith('Step'));
+    assert.ok(await visible('#chart-uas'));
+    assert.ok(!(await visible('#chart-loss')), 'chapter 1 views are hidden in chapter 3');
+    assert.ok(await visible('#scrub'), 'the scrubber moves into the chapter on screen');
+    await page.click('[data-experiment="anchors"]');
+    await waitFn(page, () => document.querySelector('#sum-subacc').textContent.startsWith('Step'));
+    assert.ok(await visible('#map-pca'));
+    assert.equal(await page.$eval('[data-experiment="anchors"]', (b) => b.getAttribute('aria-current')), 'true');
+    assert.equal(await page.$eval('[data-experiment="mws"]', (b) => b.getAttribute('aria-current')), 'false');
+  });
+});
