@@ -11,7 +11,7 @@
 //! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
 //!             [--out REPRODUCTION.md] [--csv-dir results]
 //! plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2]
-//! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 300] [--seeds 0,1,2]
+//! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
 //! plateau bench [--preset interactive] [--steps N]
 //! plateau params
 //! ```
@@ -37,7 +37,7 @@ const USAGE: &str = "usage:
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
               [--steps N] [--out REPRODUCTION.md] [--csv-dir DIR]
   plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2] [--model M]
-  plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 300] [--seeds 0,1,2]
+  plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
   plateau bench [--preset interactive|paper] [--steps N]
   plateau params        list every experiment parameter with its range";
 
@@ -479,7 +479,7 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
     use crate::report23 as r;
     let seeds = list_flag(flags, "seeds", "0,1,2")?;
     let strength = list_flag(flags, "strength", "0.1")?[0];
-    let brief = list_flag(flags, "brief-until", "300")?[0] as usize;
+    let brief = list_flag(flags, "brief-until", "200")?[0] as usize;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;

@@ -495,13 +495,16 @@ impl RunConfig {
     }
 
     /// Chapter 3 (Chen et al.): a bidirectional softmax encoder with an MLM head on the synthetic
-    /// dependency grammar, AdamW, the SAS regularizer off by default.
+    /// dependency grammar, AdamW, the SAS regularizer off by default. `interactive` (2 layers ×
+    /// 4 heads, width 64, lr 10⁻³, 1500 steps) was chosen by measurement: agreement jumps from
+    /// chance to > 0.9 and the subject → verb head appears between steps ~400 and ~900;
+    /// `paper` is a deeper, wider, longer variant for the CLI (BERT itself cannot train here).
     pub fn syntax(preset: Preset) -> RunConfig {
         let n = RunConfig::NEUTRAL;
         let base = RunConfig {
             experiment: Task::Syntax,
             preset,
-            steps: 3000,
+            steps: 1500,
             layers: 2,
             heads: 4,
             d_model: 64,

@@ -4,6 +4,8 @@
 
 use std::process::Command;
 
+mod common;
+
 fn plateau(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_plateau")).args(args).output().expect("run plateau");
     (
@@ -64,6 +66,40 @@ fn cli_rows_equal_the_engine_rows() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), t.history.to_csv(cfg.n));
 }
 
+/// The flags that give a golden run's config (`tests/common`), from its non-default pairs.
+fn flags_of(cfg: &plateau::config::RunConfig) -> Vec<String> {
+    cfg.non_default_pairs().into_iter().flat_map(|(k, v)| [format!("--{k}"), v]).collect()
+}
+
+#[test]
+fn chapters_2_and_3_from_the_cli_equal_the_golden_rows() {
+    for (name, cfg) in common::golden_runs().into_iter().skip(1) {
+        let out = tmp(name);
+        let emb = tmp(&format!("emb-{name}"));
+        let mut args: Vec<String> = vec!["run".into(), "--quiet".into(), "--out".into(), out.to_str().unwrap().into()];
+        args.extend(flags_of(&cfg));
+        let anchors = cfg.experiment == plateau::config::Task::Anchors;
+        if anchors {
+            args.extend(["--embeddings".to_string(), emb.to_str().unwrap().to_string()]);
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = plateau(&refs);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let golden = std::fs::read_to_string(format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), golden, "{name}: the CLI's rows are the engine's");
+        if anchors {
+            // 4 snapshots (steps 0, 4, 8, 12) × 88 tokens, 5 + d columns.
+            let e = std::fs::read_to_string(&emb).unwrap();
+            let lines: Vec<&str> = e.lines().collect();
+            assert_eq!(lines.len(), 1 + 4 * 88);
+            assert!(lines[0].starts_with("step,token,kind,pc1,pc2,e0,e1"));
+            assert_eq!(lines[0].split(',').count(), 5 + cfg.d_model);
+            assert!(lines[1].starts_with("0,1,reasoning-anchor,,,"), "{}", lines[1]);
+            assert!(lines[9].starts_with("0,20,key,"), "{}", lines[9]);
+        }
+    }
+}
+
 #[test]
 fn bad_flags_are_refused_with_a_message() {
     let cases: &[(&[&str], &str)] = &[
@@ -81,6 +117,12 @@ fn bad_flags_are_refused_with_a_message() {
         (&["run", "--backend", "tpu", "--out", "x.csv"], "--backend"),
         (&["run", "--heads", "3", "--out", "x.csv"], "heads"),
         (&["run", "--lr", "inf", "--out", "x.csv"], "--lr"),
+        (&["run", "--gamma", "5", "--experiment", "anchors", "--out", "x.csv"], "allowed a number in [0.1, 1.5]"),
+        (&["run", "--model", "lstm", "--experiment", "anchors", "--out", "x.csv"], "one of transformer, emb-mlp"),
+        (&["run", "--lambda", "x", "--experiment", "syntax", "--out", "x.csv"], "--lambda"),
+        (&["run", "--lambda-until", "-3", "--experiment", "syntax", "--out", "x.csv"], "--lambda-until"),
+        (&["run", "--embeddings", "e.csv", "--out", "x.csv"], "--embeddings is for --experiment anchors"),
+        (&["reproduce", "--experiment", "anchors", "--gammas", "0.3,big"], "--gammas"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
     ];

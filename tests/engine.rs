@@ -10,13 +10,11 @@ use plateau::model::init::Init;
 use plateau::rng::{stream, Stream};
 use plateau::train::{block_on, greedy_decode, int_tensor, read_f32, Status, Trainer};
 
-/// The run the golden file and the browser test share: the interactive preset, 24 steps.
+mod common;
+
+/// Chapter 1's golden run (see `tests/common`).
 pub fn golden_config() -> RunConfig {
-    let mut cfg = RunConfig::preset(Preset::Interactive);
-    cfg.steps = 24;
-    cfg.eval_every = 4;
-    cfg.snapshot_every = 8;
-    cfg
+    common::golden_runs()[0].1.clone()
 }
 
 fn run(cfg: RunConfig) -> Trainer {
@@ -38,15 +36,19 @@ fn same_seed_gives_identical_rows_and_other_seed_differs() {
 }
 
 #[test]
-fn golden_rows_match_the_committed_file() {
-    // The browser test compares its rows with this file, so native and wasm are held equal.
-    let csv = run(golden_config()).history.to_csv(golden_config().n);
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/interactive-seed0-24.csv");
-    if std::env::var("PLATEAU_BLESS").is_ok() {
-        std::fs::write(path, &csv).unwrap();
+fn golden_rows_match_the_committed_files() {
+    // The browser test compares its rows with these files, so native and wasm are held equal.
+    for (name, cfg) in common::golden_runs() {
+        let mut run = plateau::run::Run::new(cfg, &cpu_device()).unwrap();
+        while block_on(run.advance()) == Status::Running {}
+        let csv = run.csv();
+        let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var("PLATEAU_BLESS").is_ok() {
+            std::fs::write(&path, &csv).unwrap();
+        }
+        let golden = std::fs::read_to_string(&path).expect("golden file (regenerate with PLATEAU_BLESS=1)");
+        assert_eq!(csv, golden, "{name}: native rows changed; if intended, rerun with PLATEAU_BLESS=1");
     }
-    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with PLATEAU_BLESS=1)");
-    assert_eq!(csv, golden, "native rows changed; if intended, rerun with PLATEAU_BLESS=1");
 }
 
 #[test]

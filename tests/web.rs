@@ -17,13 +17,7 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn golden_config() -> RunConfig {
-    let mut cfg = RunConfig::preset(Preset::Interactive);
-    cfg.steps = 24;
-    cfg.eval_every = 4;
-    cfg.snapshot_every = 8;
-    cfg
-}
+mod common;
 
 /// A tiny model for the backend checks.
 fn tiny() -> RunConfig {
@@ -50,27 +44,21 @@ async fn tiny_transformer_loss_falls_on_the_cpu_backend() {
 }
 
 #[wasm_bindgen_test]
-async fn chapter1_rows_match_the_native_golden_file() {
-    let mut t = Trainer::new(golden_config(), &cpu_device()).unwrap();
-    while t.advance().await == Status::Running {}
-    let csv = t.history.to_csv(golden_config().n);
-    let golden = include_str!("golden/interactive-seed0-24.csv");
-    let (mut lines, mut gold) = (csv.lines(), golden.lines());
-    assert_eq!(lines.next(), gold.next(), "same header");
-    let mut worst = 0.0f64;
-    let mut identical = true;
-    for (a, b) in lines.zip(gold.by_ref()) {
-        identical &= a == b;
-        for (x, y) in a.split(',').zip(b.split(',')) {
-            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
-            worst = worst.max((x - y).abs());
-        }
+async fn every_chapters_rows_match_the_native_golden_files() {
+    let files = [
+        include_str!("golden/interactive-seed0-24.csv"),
+        include_str!("golden/anchors-seed0-12.csv"),
+        include_str!("golden/syntax-seed0-12.csv"),
+    ];
+    for ((name, cfg), golden) in common::golden_runs().into_iter().zip(files) {
+        let mut run = plateau::run::Run::new(cfg, &cpu_device()).unwrap();
+        while run.advance().await == Status::Running {}
+        let (worst, identical) = common::csv_difference(&run.csv(), golden).unwrap_or_else(|e| panic!("{name}: {e}"));
+        web_sys::console::log_1(
+            &format!("{name}: browser vs native rows bit-identical {identical}, largest difference {worst:e}").into(),
+        );
+        assert!(worst < 1e-4, "{name}: largest difference {worst}");
     }
-    assert_eq!(gold.next(), None, "same number of rows");
-    web_sys::console::log_1(
-        &format!("browser vs native rows: bit-identical {identical}, largest difference {worst:e}").into(),
-    );
-    assert!(worst < 1e-4, "largest difference {worst}");
 }
 
 /// One forward + backward + Adam step of the tiny model on `device`: (loss, updated weights).

@@ -1,0 +1,59 @@
+//! The short runs whose rows are committed under `tests/golden/`: the native tests write and
+//! check them (`PLATEAU_BLESS=1` rewrites), the browser tests compare their own rows with them,
+//! so the CLI's engine and the page's engine are held to the same numbers, chapter by chapter.
+#![allow(dead_code)] // each test crate uses part of this
+
+use plateau::config::{Preset, RunConfig, Task};
+
+/// `(golden file name, config)` of every chapter's golden run.
+pub fn golden_runs() -> Vec<(&'static str, RunConfig)> {
+    let mut ch1 = RunConfig::preset(Preset::Interactive);
+    ch1.steps = 24;
+    ch1.eval_every = 4;
+    ch1.snapshot_every = 8;
+    let mut ch2 = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    ch2.steps = 12;
+    ch2.batch = 32;
+    ch2.eval_batch = 16;
+    ch2.eval_every = 4;
+    ch2.snapshot_every = 4;
+    let mut ch3 = RunConfig::defaults(Task::Syntax, Preset::Interactive);
+    ch3.steps = 12;
+    ch3.batch = 16;
+    ch3.eval_batch = 16;
+    ch3.eval_every = 4;
+    ch3.snapshot_every = 4;
+    vec![("interactive-seed0-24.csv", ch1), ("anchors-seed0-12.csv", ch2), ("syntax-seed0-12.csv", ch3)]
+}
+
+/// The largest absolute difference between two CSVs with the same header and rows, comparing
+/// numbers numerically and other fields (e.g. a probe direction) as text; `Err` names the first
+/// structural difference.
+pub fn csv_difference(a: &str, b: &str) -> Result<(f64, bool), String> {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    if la.next() != lb.next() {
+        return Err("different headers".into());
+    }
+    let (mut worst, mut identical) = (0.0f64, true);
+    loop {
+        match (la.next(), lb.next()) {
+            (None, None) => return Ok((worst, identical)),
+            (Some(x), Some(y)) => {
+                identical &= x == y;
+                let (fx, fy): (Vec<&str>, Vec<&str>) = (x.split(',').collect(), y.split(',').collect());
+                if fx.len() != fy.len() {
+                    return Err(format!("ragged rows:\n{x}\n{y}"));
+                }
+                for (p, q) in fx.iter().zip(&fy) {
+                    match (p.parse::<f64>(), q.parse::<f64>()) {
+                        (Ok(p), Ok(q)) if p.is_nan() && q.is_nan() => {}
+                        (Ok(p), Ok(q)) => worst = worst.max((p - q).abs()),
+                        _ if p == q => {}
+                        _ => return Err(format!("field {p:?} vs {q:?} in\n{x}\n{y}")),
+                    }
+                }
+            }
+            _ => return Err("different number of rows".into()),
+        }
+    }
+}
