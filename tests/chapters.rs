@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Chapters 2 and 3 through the engine: determinism, the CSV contract, the loss at
 //! initialization against its hand-computed value, and the regularizer's effect.
 

@@ -126,6 +126,8 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         mask_upper: false,
         outline: vec![],
         label_offset: 0,
+        tick_labels: vec![],
+        separators: vec![],
         x_label: String::new(),
         y_label: String::new(),
         scale: 1.0,
@@ -196,4 +198,31 @@ async fn cpu_backends_agree_and_report_step_times() {
         losses.push(t.history.rows.last().unwrap().loss);
     }
     assert!((losses[0] - losses[1]).abs() < 1e-4, "flex {} vs ndarray {}", losses[0], losses[1]);
+}
+
+#[wasm_bindgen_test]
+fn scatter_draws_a_point_in_its_colour_at_the_centre() {
+    use plateau::web::charts::{draw_scatter, ScatterSpec};
+    // One point at the origin with the top value: the axes are symmetric around it, so it sits at
+    // the centre of the plot area (300 − 28 bar − 34 gap = 238 wide; margins 8, y labels 40,
+    // x labels 30 → x 48..230, y 8..262) in viridis(1).
+    let c = canvas(300, 300);
+    let spec = ScatterSpec {
+        points: vec![(0.0, 0.0)],
+        values: vec![99.0],
+        vmin: 20.0,
+        vmax: 99.0,
+        x_label: String::new(),
+        y_label: String::new(),
+        color_label: String::new(),
+        labeled: vec![],
+        scale: 1.0,
+        dark: false,
+    };
+    draw_scatter(c.clone(), &spec).unwrap();
+    let (r, g, b) = plateau::colormap::viridis(1.0);
+    assert_eq!(pixel(&c, 139.0, 135.0), [r, g, b, 255]);
+    assert_eq!(pixel(&c, 60.0, 20.0), [255, 255, 255, 255], "background elsewhere");
+    let bad = ScatterSpec { values: vec![], ..spec };
+    assert!(draw_scatter(c, &bad).is_err(), "one value per point is required");
 }
