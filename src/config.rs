@@ -597,10 +597,12 @@ impl RunConfig {
     pub fn set_lenient(&mut self, key: &str, value: &str) -> Option<ConfigError> {
         match self.set(key, value) {
             Ok(()) => None,
-            Err(err) => {
-                if let (Some(safe), Some(spec)) = (&err.safe, spec(key)) {
-                    if let Ok(v) = parse_value(spec, safe) {
-                        self.assign(key, &v);
+            Err(mut err) => {
+                // The safe value goes through the same checks (a clamped `heads` must still
+                // divide `d-model`); if it fails them too, the current value stays.
+                if let Some(safe) = err.safe.clone() {
+                    if self.set(key, &safe).is_err() {
+                        err.safe = Some(self.get(key).unwrap_or_default());
                     }
                 }
                 Some(err)
@@ -752,6 +754,53 @@ fn parse_value(spec: &ParamSpec, text: &str) -> Result<Value, Option<String>> {
     }
 }
 
+/// Decodes `+` (space) and `%XX` escapes of a URL query component. Bytes are reassembled and
+/// read as UTF-8 (invalid sequences become U+FFFD); a `%` not followed by two hex digits is
+/// kept as it is.
+pub fn url_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                match (hex(b[i + 1]), hex(b[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push(h * 16 + l);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A config from a URL query (`a=1&b=2`, a leading `?` optional), leniently: a `preset`, then an
+/// `experiment`, then the other keys apply ([`RunConfig::apply_pairs`]); each rejected value
+/// becomes a notice and its safe value is used. Keys the schema does not know (page-only keys
+/// such as `backend`, `hide`, `autoplay`) are left to the page and not reported.
+pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
+    let pairs: Vec<(String, String)> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (url_decode(k), url_decode(v)),
+            None => (url_decode(p), String::new()),
+        })
+        .filter(|(k, _)| spec(k).is_some())
+        .collect();
+    let mut cfg = RunConfig::default();
+    let notices = cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    (cfg, notices)
+}
+
 /// A human description of a kind's allowed values.
 pub fn describe(kind: Kind) -> String {
     match kind {
@@ -807,6 +856,37 @@ mod tests {
         assert_eq!(cfg.lr, 1e-3);
         assert!(cfg.set("nope", "1").unwrap_err().safe.is_none());
         assert!(cfg.set("attention", "<script>").is_err());
+    }
+
+    #[test]
+    fn url_decoding_handles_escapes_plus_and_broken_sequences() {
+        assert_eq!(url_decode("a+b%20c"), "a b c");
+        assert_eq!(url_decode("%3Cscript%3E"), "<script>");
+        assert_eq!(url_decode("%C3%A9"), "é");
+        assert_eq!(url_decode("100%"), "100%");
+        assert_eq!(url_decode("%zz%4"), "%zz%4");
+        assert_eq!(url_decode("%FF"), "\u{FFFD}");
+    }
+
+    #[test]
+    fn queries_apply_leniently_with_notices() {
+        let (cfg, notes) = from_query("?c=2.5&seed=abc&backend=cpu&gamma=%2B0.7&experiment=anchors");
+        assert_eq!(cfg.experiment, Task::Anchors);
+        assert_eq!(cfg.gamma, 0.7, "%2B decodes to '+', and '+0.7' parses");
+        assert_eq!(cfg.c, 2.5);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].key, "seed");
+    }
+
+    #[test]
+    fn a_clamped_value_still_passes_the_cross_checks() {
+        // Found by tests/fuzz.rs: heads clamps to 16, then d-model clamps to 8, which 16 heads do
+        // not divide; the lenient path must keep a valid pair and say what it used.
+        let (cfg, notes) = from_query("heads=4294967296&d-model=-5");
+        cfg.validate().unwrap();
+        assert_eq!((cfg.heads, cfg.d_model), (16, 64));
+        assert_eq!(notes.len(), 2);
+        assert!(notes[1].to_string().ends_with("using 64"), "{}", notes[1]);
     }
 
     #[test]

@@ -210,32 +210,10 @@ pub fn parse_query(query: String) -> JsValue {
     to_js(&Out { non_default: cfg.non_default_pairs(), values, config: cfg, notices })
 }
 
-/// Decodes `%XX` and `+` in a query component.
-fn url_decode(s: &str) -> String {
-    let s = s.replace('+', " ");
-    js_sys::decode_uri_component(&s).ok().and_then(|v| v.as_string()).unwrap_or(s)
-}
-
-/// A config from a query string; keys the engine does not know (page-only keys such as
-/// `backend`, `hide`, `autoplay`) are left to the page and not reported.
+/// A config from a query string ([`crate::config::from_query`]) with the notices as text.
 pub fn config_from_query(query: &str) -> (RunConfig, Vec<String>) {
-    let pairs: Vec<(String, String)> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (url_decode(k), url_decode(v)),
-            None => (url_decode(p), String::new()),
-        })
-        .filter(|(k, _)| crate::config::spec(k).is_some())
-        .collect();
-    let mut cfg = RunConfig::default();
-    let notices = cfg
-        .apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .into_iter()
-        .map(|e| e.to_string())
-        .collect();
-    (cfg, notices)
+    let (cfg, notices) = crate::config::from_query(query);
+    (cfg, notices.into_iter().map(|e| e.to_string()).collect())
 }
 
 struct Inner {
