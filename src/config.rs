@@ -801,6 +801,82 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
     (cfg, notices)
 }
 
+/// Version of the URL format the page writes (`v=1`).
+pub const URL_VERSION: u32 = 1;
+
+/// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
+/// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
+/// `maps`), `controls` (comma list of control keys to show), `autoplay` (`0` | `1`).
+pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay"];
+
+/// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
+/// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
+pub fn query_notices(query: &str) -> Vec<String> {
+    let mut out = vec![];
+    for part in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = match part.split_once('=') {
+            Some((k, v)) => (url_decode(k), url_decode(v)),
+            None => (url_decode(part), String::new()),
+        };
+        if k == "v" && v != URL_VERSION.to_string() {
+            out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
+        } else if spec(&k).is_none() && !PAGE_KEYS.contains(&k.as_str()) {
+            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().copied()).collect();
+            out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
+        }
+    }
+    out
+}
+
+/// The query that reproduces `cfg`: `v=1` and the values that differ from its chapter's
+/// defaults ([`RunConfig::non_default_pairs`]), percent-encoded.
+pub fn to_query(cfg: &RunConfig) -> String {
+    let enc = |s: &str| -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    std::iter::once(format!("v={URL_VERSION}"))
+        .chain(cfg.non_default_pairs().into_iter().map(|(k, v)| format!("{}={}", enc(&k), enc(&v))))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A config from JSON (a file saved by the page or written by hand): missing keys take the
+/// defaults of the file's experiment and preset, every present key goes through the schema
+/// leniently (so a bad value becomes a notice and its safe value), unknown keys are reported.
+/// Not an object → an error message.
+pub fn from_json(text: &str) -> Result<(RunConfig, Vec<String>), String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let obj = value.as_object().ok_or("a config must be a JSON object of parameters")?;
+    let text_of = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut notices = vec![];
+    let mut pairs = vec![];
+    for (k, v) in obj {
+        if spec(k).is_some() {
+            pairs.push((k.clone(), text_of(v)));
+        } else {
+            notices.push(format!("unknown key {k:?} in the config ignored"));
+        }
+    }
+    let mut cfg = RunConfig::default();
+    notices.extend(cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).iter().map(|e| e.to_string()));
+    Ok((cfg, notices))
+}
+
+/// The config as the JSON [`from_json`] reads back (every key, kebab-case).
+pub fn to_json(cfg: &RunConfig) -> String {
+    let map: serde_json::Map<String, serde_json::Value> =
+        PARAMS.iter().map(|p| (p.key.to_string(), serde_json::Value::String(cfg.get(p.key).unwrap_or_default()))).collect();
+    serde_json::to_string_pretty(&map).unwrap_or_default()
+}
+
 /// A human description of a kind's allowed values.
 pub fn describe(kind: Kind) -> String {
     match kind {
@@ -876,6 +952,39 @@ mod tests {
         assert_eq!(cfg.c, 2.5);
         assert_eq!(notes.len(), 1);
         assert_eq!(notes[0].key, "seed");
+    }
+
+    #[test]
+    fn urls_and_json_round_trip_every_chapter() {
+        for task in [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax] {
+            for preset in [Preset::Interactive, Preset::Paper] {
+                let mut cfg = RunConfig::defaults(task, preset);
+                cfg.seed = 42;
+                cfg.lr = 0.00037;
+                let q = to_query(&cfg);
+                assert!(q.starts_with("v=1"), "{q}");
+                let (back, notes) = from_query(&q);
+                assert!(notes.is_empty() && query_notices(&q).is_empty(), "{q}: {notes:?}");
+                assert_eq!(back, cfg, "{q}");
+                let (back, notes) = from_json(&to_json(&cfg)).unwrap();
+                assert!(notes.is_empty(), "{notes:?}");
+                assert_eq!(back, cfg);
+            }
+        }
+        assert_eq!(to_query(&RunConfig::default()), "v=1");
+    }
+
+    #[test]
+    fn page_notices_name_unknown_keys_and_versions() {
+        let n = query_notices("?v=2&backend=cpu&hide=prose&frobnicate=1&c=2");
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n[0].contains("version \"2\""));
+        assert!(n[1].contains("unknown URL parameter \"frobnicate\""));
+        assert!(from_json("[1]").is_err());
+        assert!(from_json("{").is_err());
+        let (cfg, notes) = from_json(r#"{"experiment": "syntax", "lambda": 7, "colour": "red"}"#).unwrap();
+        assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 1.0));
+        assert_eq!(notes.len(), 2, "{notes:?}");
     }
 
     #[test]

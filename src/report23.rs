@@ -10,6 +10,48 @@ use crate::chapter3::{self, SyntaxRow};
 /// model's answer.
 pub const LEARNED: f64 = 0.5;
 
+/// One line with a chapter 1 run's key numbers (the page's runs table and comparison): the
+/// drop step (test accuracy ≥ 0.5) and the final test accuracy. `None` without rows.
+pub fn headline_plateau(rows: &[crate::history::MetricRow]) -> Option<String> {
+    let last = rows.last()?;
+    let drop = crate::report::first_step(rows, |r| r.test_acc >= crate::report::DROP_ACC);
+    Some(format!(
+        "{} at step {}; test accuracy {:.2}",
+        drop.map_or("no drop yet".to_string(), |d| format!("drop at step {d}")),
+        last.step,
+        last.test_acc
+    ))
+}
+
+/// Chapter 2's line: the most negative key order correlation, the held-out pair's answer and the
+/// subset accuracies.
+pub fn headline_anchors(rows: &[AnchorRow]) -> Option<String> {
+    let last = rows.last()?;
+    let s = summarize_anchors(rows, 0.0, 0, 0.0);
+    Some(format!(
+        "key order correlation {:.2} (most negative); (4,3) answered {} at step {}; memory {:.2}, reasoning {:.2}",
+        s.min_key_corr,
+        heldout_answer(&s),
+        last.step,
+        s.final_acc[0],
+        s.final_acc[1]
+    ))
+}
+
+/// Chapter 3's line: the onsets, the agreement accuracy and the subject-arc UAS.
+pub fn headline_syntax(rows: &[SyntaxRow]) -> Option<String> {
+    let last = rows.last()?;
+    let o = chapter3::onsets(rows);
+    Some(format!(
+        "UAS onset {}, loss drop {}; agreement {:.2} and subject-arc UAS {:.2} at step {}",
+        step(o.structure),
+        step(o.drop),
+        last.agreement_acc,
+        last.uas_subject,
+        last.step
+    ))
+}
+
 /// The key numbers of one chapter 2 run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnchorSummary {

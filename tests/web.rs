@@ -127,6 +127,8 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         outline: vec![],
         label_offset: 0,
         tick_labels: vec![],
+        row_labels: vec![],
+        col_labels: vec![],
         separators: vec![],
         x_label: String::new(),
         y_label: String::new(),

@@ -1,7 +1,10 @@
 // The page: controls, the worker that trains, and the charts (drawn in Rust with plotters).
 // No metric is computed here: rows and snapshots come from the engine; this file only routes
 // them to the drawing functions and the DOM.
-import init, { parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets } from './pkg/plateau.js';
+import init, {
+  parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets,
+  configQuery, configJson, parseConfigJson, runHeadline,
+} from './pkg/plateau.js';
 
 const $ = (id) => document.getElementById(id);
 // Okabe–Ito colour-blind-safe palette.
@@ -27,6 +30,9 @@ const state = {
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   backendOverride: '',
+  page: { hide: [], controls: null, autoplay: true }, // page-only URL keys
+  pinned: null, // {cfg, rows, headline} of the run pinned for comparison
+  runs: [], // recent runs: {id, cfg, headline}
 };
 
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
@@ -89,14 +95,55 @@ function setControls(cfg) {
 function markPending(on) {
   $('reset').classList.toggle('pending', on);
   $('reset').textContent = on ? 'Reset to apply' : 'Reset';
+  if (on) syncUrl();
 }
 
 function send(msg) { if (state.worker) state.worker.postMessage(msg); }
+
+/** The page-only keys to keep in the URL (see config::PAGE_KEYS). */
+function pageQuery() {
+  const out = [];
+  if (state.backendOverride) out.push(`backend=${state.backendOverride}`);
+  if (state.page.hide.length) out.push(`hide=${state.page.hide.join(',')}`);
+  if (state.page.controls) out.push(`controls=${state.page.controls.join(',')}`);
+  if (!state.page.autoplay) out.push('autoplay=0');
+  return out;
+}
+
+/** The query that reproduces the configuration on screen (written by the engine). */
+function shareQuery(cfg) {
+  return [configQuery(cfg), ...pageQuery()].join('&');
+}
+
+/** Writes the configuration of the next reset into the address bar (no reload, no history entry). */
+function syncUrl() {
+  try {
+    window.history.replaceState(null, '', `${window.location.pathname}?${shareQuery(state.cfg)}`);
+  } catch (err) { /* a sandboxed frame may refuse; the page works without it */ }
+}
+
+/** Applies `hide=` and `controls=` from the URL. */
+function applyPageFlags() {
+  const hide = new Set(state.page.hide);
+  const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls', status: '#status-panel', maps: '.maps' };
+  for (const [flag, css] of Object.entries(sel)) {
+    for (const el of document.querySelectorAll(css)) el.classList.toggle('flag-hidden', hide.has(flag));
+  }
+  if (state.page.controls) {
+    const keep = new Set(state.page.controls);
+    for (const el of document.querySelectorAll('#controls .control')) {
+      const input = el.querySelector('input, select');
+      el.classList.toggle('flag-hidden', !(input && keep.has(input.id)));
+    }
+  }
+  document.body.classList.toggle('embedded', hide.has('prose'));
+}
 
 function setLive(key, value) {
   state.cfg[key] = value;
   if (state.runCfg) state.runCfg[key] = value;
   send({ type: 'set', key, value: String(value) });
+  syncUrl();
 }
 
 function wireControls() {
@@ -169,6 +216,60 @@ function wireControls() {
     scheduleDraw(true);
   });
   $('csv').addEventListener('click', () => send({ type: 'csv' }));
+  $('json').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-config.json`, configJson(state.runCfg), 'application/json'));
+  $('snapjson').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-snapshots.json`,
+    JSON.stringify({ config: state.runCfg, snapshots: state.snaps }), 'application/json'));
+  $('load').addEventListener('change', async () => {
+    const file = $('load').files[0];
+    if (!file) return;
+    try {
+      const parsed = parseConfigJson(await file.text());
+      parsed.notices.forEach(notice);
+      state.cfg = parsed.config;
+      setControls(state.cfg);
+      startRun();
+    } catch (err) {
+      notice(`Could not load ${file.name}: ${err.message || err}`);
+    }
+    $('load').value = '';
+  });
+  $('embed').addEventListener('click', async () => {
+    const url = new URL(window.location.href);
+    url.search = `?${[configQuery(state.runCfg), 'hide=prose,nav', ...pageQuery().filter((p) => !p.startsWith('hide='))].join('&')}`;
+    const code = `<iframe src="${url.href}" title="Plateau: a transformer training live" width="100%" height="900" loading="lazy" style="border:0"></iframe>`;
+    $('embed-code').value = code;
+    $('embed-box').hidden = false;
+    try { await navigator.clipboard.writeText(code); $('embed').textContent = 'Copied'; setTimeout(() => { $('embed').textContent = 'Copy embed code'; }, 1500); }
+    catch (err) { $('embed-code').select(); }
+  });
+  $('pin').addEventListener('click', () => {
+    if (state.pinned) { state.pinned = null; }
+    else if (state.rows.length) {
+      state.pinned = { cfg: { ...state.runCfg }, rows: state.rows.slice(), headline: runHeadline(state.runCfg.experiment, state.rows) };
+    }
+    $('pin').setAttribute('aria-pressed', String(!!state.pinned));
+    $('pin').textContent = state.pinned ? 'Unpin' : 'Pin for comparison';
+    scheduleDraw(true);
+  });
+  for (const canvas of document.querySelectorAll('figure canvas')) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'png';
+    b.textContent = 'PNG';
+    b.setAttribute('aria-label', `Download this chart (${canvas.id}) as PNG`);
+    b.addEventListener('click', () => canvas.toBlob((blob) => {
+      if (!blob) { notice('This chart could not be exported.'); return; }
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `plateau-${canvas.id}-step${state.step}.png`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    }, 'image/png'));
+    canvas.insertAdjacentElement('afterend', b);
+  }
   document.addEventListener('visibilitychange', () => {
     if (document.hidden && state.running) { state.pausedByHidden = true; send({ type: 'pause' }); }
     else if (!document.hidden && state.pausedByHidden) { state.pausedByHidden = false; send({ type: 'resume' }); }
@@ -177,7 +278,31 @@ function wireControls() {
   window.addEventListener('resize', () => scheduleDraw(true));
 }
 
+/** Records the run on screen in the runs table (before a reset replaces it). */
+function recordRun() {
+  if (!state.runCfg || !state.rows.length) return;
+  const headline = runHeadline(state.runCfg.experiment, state.rows);
+  state.runs.unshift({ id: state.run, cfg: { ...state.runCfg }, headline });
+  state.runs = state.runs.slice(0, 8);
+  drawRuns();
+}
+
+function drawRuns() {
+  const body = $('runs-body');
+  body.replaceChildren(...state.runs.map((r) => {
+    const tr = document.createElement('tr');
+    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=1&?/, '') || '(defaults)', r.headline || '–']) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
+  $('runs').hidden = state.runs.length === 0 && !state.pinned;
+}
+
 function startRun() {
+  recordRun();
   markPending(false);
   state.rows = [];
   state.snaps = [];
@@ -187,12 +312,13 @@ function startRun() {
   state.runSince = null;
   state.rate = { step: 0, t: performance.now(), value: null };
   state.runCfg = { ...state.cfg };
+  syncUrl();
   state.steps = state.cfg.steps;
   showChapter(chapterOf(state.runCfg.experiment));
   $('steps').textContent = String(state.steps);
   $('run-state').textContent = 'starting';
   state.run += 1;
-  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride });
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.page.autoplay });
   scheduleDraw(true);
 }
 
@@ -304,7 +430,8 @@ function fit(canvas) {
   return dpr;
 }
 
-const col = (key) => state.rows.map((r) => [r.step, r[key]]);
+/** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay). */
+const col = (key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
 
 /** Markers of the run's events: chapter 1's drop, chapter 3's onsets. */
 function eventMarkers() {
@@ -324,6 +451,12 @@ function lineChart(id, series, opts) {
   const canvas = $(id);
   const scale = fit(canvas);
   const markers = eventMarkers();
+  const p = state.pinned;
+  if (p && chapterOf(p.cfg.experiment) === chapter() && series.length) {
+    // The pinned run's first curve of this chart, dashed grey, for comparison.
+    const { key } = series[0].points;
+    if (key) series = [...series, { label: `pinned: ${series[0].label}`, color: C.grey, dashed: true, points: p.rows.map((r) => [r.step, r[key]]) }];
+  }
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
   drawLines(canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
@@ -349,10 +482,21 @@ function drawStatus() {
   $('rate').textContent = state.rate.value === null ? '–' : state.rate.value.toFixed(1);
 }
 
+/** The comparison sentence: the pinned run's key numbers against the run on screen's. */
+function drawCompare() {
+  const now = state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
+  const p = state.pinned;
+  $('compare').textContent = p
+    ? `Pinned run (${configQuery(p.cfg).replace(/^v=1&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=1&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
+    : '';
+  $('runs').hidden = state.runs.length === 0 && !p;
+}
+
 function drawJobs() {
-  if (chapter() === 2) return [drawStatus, ...anchorJobs(), drawAnchorSnapshot];
-  if (chapter() === 3) return [drawStatus, ...syntaxJobs(), drawSyntaxSnapshot];
+  if (chapter() === 2) return [drawStatus, drawCompare, ...anchorJobs(), drawAnchorSnapshot];
+  if (chapter() === 3) return [drawStatus, drawCompare, ...syntaxJobs(), drawSyntaxSnapshot];
   return [
+    drawCompare,
     drawStatus,
     () => {
       const loss = col('loss');
@@ -528,7 +672,8 @@ function drawSyntaxSnapshot() {
   const rows = snap.layers * snap.n_heads;
   drawHeatmap(canvas, {
     values: snap.head_uas, rows, cols: 2, signed: false, vmin: 0, vmax: 1,
-    tick_labels: [], x_label: 'direction (dep→head, head→dep)', y_label: 'layer · head', label_offset: 1, scale: fit(canvas), dark,
+    row_labels: Array.from({ length: rows }, (_, k) => `L${Math.floor(k / snap.n_heads) + 1} H${(k % snap.n_heads) + 1}`),
+    col_labels: ['dep→head', 'head→dep'], x_label: 'direction', y_label: 'layer, head', scale: fit(canvas), dark,
   });
   const top = Math.max(...snap.head_uas);
   $('sum-heads').textContent = `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`;
@@ -608,6 +753,26 @@ async function boot() {
   }
   const parsed = parseQuery(window.location.search);
   parsed.notices.forEach(notice);
+  const list = (v) => (v || '').split(',').map((x) => x.trim()).filter(Boolean);
+  const hideOk = ['prose', 'nav', 'controls', 'status', 'maps'];
+  for (const h of list(params.get('hide'))) {
+    if (hideOk.includes(h)) state.page.hide.push(h);
+    else notice(`Unknown value "${h}" in hide= (allowed: ${hideOk.join(', ')}); ignored.`);
+  }
+  if (params.has('controls')) {
+    const ids = [...document.querySelectorAll('#controls .control input, #controls .control select')].map((el) => el.id);
+    state.page.controls = list(params.get('controls')).filter((c) => {
+      if (ids.includes(c)) return true;
+      notice(`Unknown control "${c}" in controls= (allowed: ${ids.join(', ')}); ignored.`);
+      return false;
+    });
+  }
+  if (params.has('autoplay')) {
+    const a = params.get('autoplay');
+    if (a === '0' || a === '1') state.page.autoplay = a === '1';
+    else notice(`Invalid autoplay="${a}" (allowed: 0, 1); playing.`);
+  }
+  applyPageFlags();
   state.cfg = parsed.config;
   setControls(state.cfg);
   wireControls();

@@ -92,6 +92,12 @@ pub struct HeatSpec {
     /// Labels of the rows/columns (square maps), replacing the numbers when given.
     #[serde(default)]
     pub tick_labels: Vec<String>,
+    /// Labels of the rows alone (overrides `tick_labels` for rows).
+    #[serde(default)]
+    pub row_labels: Vec<String>,
+    /// Labels of the columns alone (overrides `tick_labels` for columns).
+    #[serde(default)]
+    pub col_labels: Vec<String>,
     /// Thin separator lines drawn after these row/column indices (e.g. between anchors and keys).
     #[serde(default)]
     pub separators: Vec<usize>,
@@ -240,12 +246,17 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
     let mut chart = ChartBuilder::on(&root)
         .margin((6.0 * s) as u32)
         .x_label_area_size((24.0 * s) as u32)
-        .y_label_area_size((30.0 * s) as u32)
+        .y_label_area_size(({
+            let longest = spec.row_labels.iter().chain(&spec.tick_labels).map(|l| l.chars().count()).max().unwrap_or(0);
+            (30.0f64).max(20.0 + 6.0 * longest as f64) * s
+        }) as u32)
         .build_cartesian_2d(0f64..c as f64, r as f64..0f64)
         .map_err(err)?;
     let step = |n: usize| ((n as f64 / 8.0).ceil() as usize).max(1);
     let off = spec.label_offset;
-    let tick = |i: usize| spec.tick_labels.get(i).cloned().unwrap_or_else(|| (i + off).to_string());
+    let tick = |labels: &[String], i: usize| {
+        labels.get(i).or_else(|| spec.tick_labels.get(i)).cloned().unwrap_or_else(|| (i + off).to_string())
+    };
     chart
         .configure_mesh()
         .disable_mesh()
@@ -254,12 +265,12 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .axis_desc_style(font(11.0))
         .x_desc(spec.x_label.as_str())
         .y_desc(spec.y_label.as_str())
-        .x_labels(c.min(9))
-        .y_labels(r.min(9))
+        .x_labels((c + 1).min(9))
+        .y_labels((r + 1).min(9))
         .x_label_formatter(&|v| {
             let i = v.floor() as usize;
             if (v - v.floor()).abs() < 1e-9 && i < c && i % step(c) == 0 {
-                tick(i)
+                tick(&spec.col_labels, i)
             } else {
                 String::new()
             }
@@ -267,7 +278,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .y_label_formatter(&|v| {
             let i = v.floor() as usize;
             if (v - v.floor()).abs() < 1e-9 && i < r && i % step(r) == 0 {
-                tick(i)
+                tick(&spec.row_labels, i)
             } else {
                 String::new()
             }

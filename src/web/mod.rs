@@ -198,7 +198,8 @@ pub fn param_schema() -> JsValue {
 /// notices}` where `notices` name every rejected value and the safe value used instead.
 #[wasm_bindgen(js_name = parseQuery)]
 pub fn parse_query(query: String) -> JsValue {
-    let (cfg, notices) = config_from_query(&query);
+    let (cfg, mut notices) = config_from_query(&query);
+    notices.extend(crate::config::query_notices(&query));
     #[derive(Serialize)]
     struct Out {
         config: RunConfig,
@@ -378,6 +379,45 @@ pub fn drop_step(rows: JsValue) -> Option<usize> {
 pub fn syntax_onsets(rows: JsValue) -> JsValue {
     let rows: Vec<crate::chapter3::SyntaxRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
     to_js(&crate::chapter3::onsets(&rows))
+}
+
+/// One line with a run's key numbers from its rows (see [`crate::report23::headline_plateau`]
+/// and its siblings), or `undefined` when there are none.
+#[wasm_bindgen(js_name = runHeadline)]
+pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
+    use crate::config::Task;
+    match Task::parse(&experiment)? {
+        Task::Mws | Task::PrefixSum => crate::report23::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
+        Task::Anchors => crate::report23::headline_anchors(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
+        Task::Syntax => crate::report23::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
+    }
+}
+
+/// The URL query that reproduces a config (`v=1` and its non-default values).
+#[wasm_bindgen(js_name = configQuery)]
+pub fn config_query(config: JsValue) -> Result<String, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(crate::config::to_query(&cfg))
+}
+
+/// A config as JSON that [`parse_config_json`] reads back.
+#[wasm_bindgen(js_name = configJson)]
+pub fn config_json(config: JsValue) -> Result<String, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(crate::config::to_json(&cfg))
+}
+
+/// Reads a config JSON file leniently: `{config, notices}`; throws with a message when the text
+/// is not a JSON object.
+#[wasm_bindgen(js_name = parseConfigJson)]
+pub fn parse_config_json(text: String) -> Result<JsValue, JsValue> {
+    let (config, notices) = crate::config::from_json(&text).map_err(js_err)?;
+    #[derive(Serialize)]
+    struct Out {
+        config: RunConfig,
+        notices: Vec<String>,
+    }
+    Ok(to_js(&Out { config, notices }))
 }
 
 /// Draws a line chart (see [`charts::LineSpec`]); throws on a malformed spec.

@@ -134,7 +134,10 @@ export async function openPageIn(browser, server, name, { query = '', viewport =
   const run = async (body) => {
     try {
       await body();
-      const error = await page.$eval('#error', (el) => (el.hidden ? '' : el.textContent));
+      const error = await page.evaluate(() => {
+        const el = document.getElementById('error'); // absent on pages that only embed figures
+        return el && !el.hidden ? el.textContent : '';
+      });
       assert.equal(error, '', `#error is shown: ${error}`);
       assert.deepEqual(errors, [], `console errors on the page:\n${errors.join('\n')}`);
     } catch (err) {

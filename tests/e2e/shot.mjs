@@ -1,8 +1,8 @@
 // Development helper (not a test): screenshots of a chapter after N seconds of training.
-// Usage: node tests/e2e/shot.mjs "?experiment=anchors" 20 /tmp/out.png [width]
+// Usage: node tests/e2e/shot.mjs "?experiment=anchors" 20 /tmp/out.png [width] [css selector]
 import { startServer, launch } from './helpers.mjs';
 
-const [query = '', secs = '10', out = '/tmp/plateau.png', width = '1280'] = process.argv.slice(2);
+const [query = '', secs = '10', out = '/tmp/plateau.png', width = '1280', selector = ''] = process.argv.slice(2);
 const server = await startServer();
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: Number(width), height: 900 } });
@@ -18,6 +18,7 @@ const state = await page.evaluate(() => ({
   notices: document.getElementById('notices').textContent,
 }));
 console.log(JSON.stringify(state), errors.join('\n'));
-await page.screenshot({ path: out, fullPage: true });
+if (selector) await page.locator(selector).first().screenshot({ path: out });
+else await page.screenshot({ path: out, fullPage: true });
 await browser.close();
 await server.close();

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Build a self-contained static copy of the explorable in dist/ (or $1): the page, the embedding
+# example, the scripts, the stylesheet and the wasm with its bindings. Every URL in it is
+# relative, so the folder works on any static host under any sub-path; the pages carry a strict
+# Content-Security-Policy (no inline script; 'wasm-unsafe-eval' only for the WebAssembly).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT="${1:-dist}"
+bash scripts/build-web.sh
+rm -rf "$OUT"
+mkdir -p "$OUT/www/pkg"
+cp index.html embed.html REPRODUCTION.md "$OUT/"
+cp www/app.js www/worker.js www/plateau-figure.js www/style.css "$OUT/www/"
+cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
+echo "build-dist: wrote $OUT/ ($(du -sh "$OUT" | cut -f1)); serve it from any static host, e.g. python3 -m http.server -d $OUT"

@@ -1,0 +1,187 @@
+// End-to-end tests of sharing, embedding, export and comparison (issue "Share, embed, export,
+// compare"), and of the page's behaviour on hostile URLs, in real headless Chromium against the
+// built page (run scripts/build-web.sh first):
+//
+//   1. the URL the page writes reproduces the same metric rows in a fresh page;
+//   2. hide=, controls= and autoplay=0 shape an embedded figure; unknown keys become notices;
+//   3. embed.html with three <plateau-figure> elements trains all three;
+//   4. CSV, config JSON, snapshots JSON and PNG exports download and parse; the config JSON
+//      loads back;
+//   5. pinning a run overlays it and states both runs' numbers; the runs table fills;
+//   6. script-injection payloads in the URL stay text, and no network request is made while
+//      training.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+
+const ARTIFACTS = join(REPO_ROOT, 'artifacts');
+const WAIT_MS = 180_000;
+const TEST_TIMEOUT = 6 * 60_000;
+
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')), 'run scripts/build-web.sh first');
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  await server?.close();
+});
+
+const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'share', ...opts });
+const waitFn = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT_MS, polling: 200 });
+const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
+const finished = (page) => waitFn(page, () => ['finished', 'diverged'].includes(document.querySelector('#run-state').textContent));
+const booted = (page) => waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
+
+async function download(page, click, file) {
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), click()]);
+  const path = join(ARTIFACTS, file);
+  await d.saveAs(path);
+  return { name: d.suggestedFilename(), path };
+}
+
+test('the URL the page writes reproduces the same rows', { timeout: TEST_TIMEOUT }, async (t) => {
+  const query = '?c=2.5&seed=3&steps=12&eval-every=4&snapshot-every=4&frobnicate=1';
+  const first = await openPage('url-a', { query });
+  let written;
+  let csvA;
+  await first.run(async () => {
+    const { page } = first;
+    await finished(page);
+    const notices = await text(page, '#notices');
+    assert.match(notices, /unknown URL parameter "frobnicate"/);
+    written = await page.evaluate(() => window.location.search);
+    t.diagnostic(`written URL: ${written}`);
+    assert.match(written, /^\?v=1&/);
+    for (const kv of ['c=2.5', 'seed=3', 'steps=12', 'eval-every=4']) assert.ok(written.includes(kv), `${kv} in ${written}`);
+    assert.ok(!written.includes('frobnicate'), 'unknown keys are not written back');
+    csvA = readFileSync((await download(page, () => page.click('#csv'), 'share-a.csv')).path, 'utf8');
+  });
+  const second = await openPage('url-b', { query: written });
+  await second.run(async () => {
+    const { page } = second;
+    await finished(page);
+    assert.equal(await text(page, '#notices'), '', 'the written URL is clean');
+    const csvB = readFileSync((await download(page, () => page.click('#csv'), 'share-b.csv')).path, 'utf8');
+    assert.equal(csvB, csvA, 'the same URL gives the same rows');
+    assert.equal(csvA.trim().split('\n').length, 1 + 4, 'rows at steps 0, 4, 8, 12');
+  });
+});
+
+test('hide=, controls= and autoplay=0 shape an embedded figure', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('flags', { query: '?hide=prose,nav,bogus&controls=c,seed,nope&autoplay=0' });
+  await run(async () => {
+    await booted(page);
+    const shown = (sel) => page.$eval(sel, (el) => el.offsetParent !== null);
+    assert.equal(await shown('nav.chapters'), false);
+    assert.equal(await shown('.intro'), false);
+    assert.equal(await shown('#c'), true);
+    assert.equal(await shown('#seed'), true);
+    assert.equal(await shown('#lr'), false, 'controls not listed are hidden');
+    assert.equal(await shown('#play'), true, 'play/pause stays');
+    const notices = await text(page, '#notices');
+    assert.match(notices, /Unknown value "bogus" in hide=/);
+    assert.match(notices, /Unknown control "nope" in controls=/);
+    await page.waitForTimeout(1500);
+    assert.equal(await text(page, '#run-state'), 'paused', 'autoplay=0 waits for Play');
+    assert.equal(await text(page, '#step'), '0');
+    await page.click('#play');
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 2);
+  });
+});
+
+test('embed.html: three custom elements train independently', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('embed', { query: 'embed.html' });
+  await run(async () => {
+    const ids = ['fig-plateau', 'fig-init', 'fig-syntax'];
+    const frames = [];
+    for (const id of ids) {
+      const handle = await page.waitForSelector(`#${id} iframe`, { timeout: WAIT_MS });
+      frames.push(await handle.contentFrame());
+    }
+    for (const [i, frame] of frames.entries()) {
+      await frame.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 3, null, { timeout: WAIT_MS, polling: 250 });
+      const exp = await frame.evaluate(() => new URLSearchParams(window.location.search).get('experiment'));
+      t.diagnostic(`${ids[i]}: experiment ${exp}, step ${await frame.$eval('#step', (el) => el.textContent)}`);
+      assert.equal(await frame.$eval('#error', (el) => el.hidden), true);
+    }
+    assert.equal(await frames[0].$eval('#lr', (el) => el.offsetParent === null), true, 'figure 1 shows only c and seed');
+    assert.equal(await frames[0].$eval('#c-out', (el) => el.textContent), '2.5');
+    assert.equal(await frames[1].$eval('#gamma-out', (el) => el.textContent), '0.8');
+    assert.equal(await frames[2].$eval('#lambda-out', (el) => el.textContent), '0.1');
+  });
+});
+
+test('exports download and parse; the config JSON loads back', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('exports', { query: '?experiment=anchors&gamma=0.6&steps=8&eval-every=4&snapshot-every=4' });
+  await run(async () => {
+    await finished(page);
+    const csv = await download(page, () => page.click('#csv'), 'share-anchors.csv');
+    assert.equal(csv.name, 'plateau-anchors-metrics.csv');
+    assert.ok(readFileSync(csv.path, 'utf8').startsWith('step,loss,loss_memory'));
+    await page.click('details.more summary');
+    const json = await download(page, () => page.click('#json'), 'share-config.json');
+    const cfg = JSON.parse(readFileSync(json.path, 'utf8'));
+    assert.equal(cfg.experiment, 'anchors');
+    assert.equal(cfg.gamma, '0.6');
+    const snaps = JSON.parse(readFileSync((await download(page, () => page.click('#snapjson'), 'share-snaps.json')).path, 'utf8'));
+    assert.equal(snaps.snapshots.length, 3, 'snapshots at steps 0, 4, 8');
+    assert.equal(snaps.snapshots[0].pca.length, 80);
+    const png = await download(page, () => page.click('#chart-subloss + button.png'), 'share-chart.png');
+    assert.deepEqual([...readFileSync(png.path).subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'a PNG file');
+    // Load a changed config back: the page restarts with it.
+    cfg.gamma = '1.1';
+    await page.setInputFiles('#load', { name: 'cfg.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(cfg)) });
+    await waitFn(page, () => document.querySelector('#gamma-out').textContent === '1.1');
+    await finished(page);
+    assert.match(await page.evaluate(() => window.location.search), /gamma=1\.1/);
+  });
+});
+
+test('pinning a run overlays it and states both runs', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('compare', { query: '?steps=20&eval-every=4' });
+  await run(async () => {
+    await finished(page);
+    await page.click('#pin');
+    assert.equal(await page.$eval('#pin', (el) => el.getAttribute('aria-pressed')), 'true');
+    await page.focus('#c');
+    await page.keyboard.press('End'); // c = 10, live
+    await page.click('#reset');
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'training' || document.querySelector('#run-state').textContent === 'finished');
+    await finished(page);
+    await waitFn(page, () => document.querySelector('#compare').textContent.includes('This run (steps=20&c=10'));
+    const sentence = await text(page, '#compare');
+    assert.match(sentence, /^Pinned run \(steps=20&eval-every=4\): (no drop yet|drop at step \d+) at step 20; test accuracy \d\.\d\d\. This run \(steps=20&c=10&eval-every=4\)/);
+    assert.match(sentence, /drawn dashed grey/);
+    assert.equal(await page.locator('#runs-body tr').count(), 1, 'the first run is in the runs table');
+  });
+});
+
+test('hostile URL values stay text, and training makes no network request', { timeout: TEST_TIMEOUT }, async () => {
+  const payload = encodeURIComponent('<img src=x onerror="window.__pwned=1">');
+  const { page, run } = await openPage('xss', { query: `?seed=${payload}&hide=${payload}&${payload}=1&controls=${payload}` });
+  await run(async () => {
+    let dialogs = 0;
+    page.on('dialog', (d) => { dialogs += 1; d.dismiss().catch(() => {}); });
+    await booted(page);
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 10);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no payload ran');
+    assert.equal(dialogs, 0);
+    assert.equal(await page.locator('img[src="x"]').count(), 0, 'no element was injected');
+    const notices = await text(page, '#notices');
+    assert.ok(notices.includes('<img src=x onerror="window.__pwned=1">'), 'the payload is shown as text');
+    assert.deepEqual(requests, [], `no request while training: ${requests.join(', ')}`);
+  });
+});
