@@ -225,6 +225,13 @@ impl AnchorTrainer {
         &self.task
     }
 
+    /// Fault-injection hook for tests: sets the learning rate without validation (an infinite
+    /// rate makes the next update non-finite, which the next step must detect).
+    #[doc(hidden)]
+    pub fn force_lr(&mut self, lr: f64) {
+        self.cfg.lr = lr;
+    }
+
     /// Changes a live parameter (`lr`, `steps`, `eval-every`, `snapshot-every`).
     pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         crate::train::set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)

@@ -249,6 +249,13 @@ impl SyntaxTrainer {
     pub fn param_count(&self) -> usize {
         self.model.num_params()
     }
+    /// Fault-injection hook for tests: sets the learning rate without validation (an infinite
+    /// rate makes the next update non-finite, which the next step must detect).
+    #[doc(hidden)]
+    pub fn force_lr(&mut self, lr: f64) {
+        self.cfg.lr = lr;
+    }
+
     /// Changes a live parameter (`lambda`, its window, `lr`, `steps`, cadences).
     pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         crate::train::set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)

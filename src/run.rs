@@ -83,6 +83,16 @@ impl Run {
         }
     }
 
+    /// Fault-injection hook for tests (see `Trainer::force_lr`).
+    #[doc(hidden)]
+    pub fn force_lr(&mut self, lr: f64) {
+        match self {
+            Run::Plateau(t) => t.force_lr(lr),
+            Run::Anchors(t) => t.force_lr(lr),
+            Run::Syntax(t) => t.force_lr(lr),
+        }
+    }
+
     /// Rows recorded so far.
     pub fn row_count(&self) -> usize {
         match self {

@@ -413,6 +413,9 @@ function scheduleDraw(now) {
   }, wait);
 }
 
+// Fault injection for the end-to-end tests: window.plateauTest('diverge' | 'device-loss').
+window.plateauTest = (what) => send({ type: 'test', what });
+
 // Longest main-thread task seen (Long Tasks API), for the end-to-end test and the curious.
 window.plateauLongestTaskMs = 0;
 if ('PerformanceObserver' in window && PerformanceObserver.supportedEntryTypes && PerformanceObserver.supportedEntryTypes.includes('longtask')) {

@@ -7,6 +7,9 @@
 //   {type:'pause'} {type:'resume'} {type:'step'}
 //   {type:'set', key, value}           live parameter (c, c-from, lr, …)
 //   {type:'csv'}                       reply {type:'csv', csv}
+//   {type:'test', what}                fault injection for the end-to-end tests:
+//                                      'diverge' (infinite learning rate) or 'device-loss'
+//                                      (destroys the WebGPU device the run uses)
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
 //   {type:'backend', run, backend, reason, params, omega}
@@ -22,6 +25,18 @@ let running = false;
 let queue = [];
 let wake = null;
 let run = 0; // the page's id of the current run, echoed in 'backend' and 'chunk'
+let current = null; // the start message of the current run (config and backend), for a restart
+
+// Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
+const devices = [];
+if (self.GPUAdapter && GPUAdapter.prototype.requestDevice) {
+  const request = GPUAdapter.prototype.requestDevice;
+  GPUAdapter.prototype.requestDevice = async function requestDevice(...args) {
+    const device = await request.apply(this, args);
+    devices.push(device);
+    return device;
+  };
+}
 
 function post(msg) { self.postMessage(msg); }
 
@@ -35,10 +50,11 @@ const tick = () => new Promise((resolve) => { const ch = new MessageChannel(); c
 
 async function start(msg) {
   run = msg.run;
+  current = msg;
   if (session) { session.free(); session = null; }
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
-  let reason = choice.reason;
+  let reason = msg.reason || choice.reason;
   try {
     session = await Session.create(msg.config, backend);
   } catch (err) {
@@ -52,8 +68,38 @@ async function start(msg) {
   post({ type: 'state', running });
 }
 
+/** After WebGPU fails mid-run: the same run again on the CPU backend, with a notice. */
+async function restartOnCpu(err) {
+  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run restarts from step 0 on the CPU backend.` });
+  try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
+  session = null;
+  devices.length = 0;
+  await start({ ...current, backend: 'cpu', autoplay: true, reason: 'WebGPU failed during the run, so it restarted on the CPU backend.' });
+}
+
+// A failure inside a WebGPU callback (e.g. a lost device) is not a rejection of the pending
+// chunk: it surfaces as an uncaught error of the worker and the chunk never settles. While a
+// chunk runs, such an error fails the chunk instead, so the run can restart on the CPU.
+let failChunk = null;
+function uncaught(e, reason) {
+  if (!failChunk) return;
+  e.preventDefault();
+  failChunk(reason instanceof Error ? reason : new Error(String(reason)));
+}
+self.addEventListener('error', (e) => uncaught(e, e.error || e.message));
+self.addEventListener('unhandledrejection', (e) => uncaught(e, e.reason));
+
 async function chunk(budget, maxSteps) {
-  const out = await session.runFor(budget, maxSteps);
+  let out;
+  try {
+    const failed = new Promise((_, reject) => { failChunk = reject; });
+    out = await Promise.race([session.runFor(budget, maxSteps), failed]);
+  } catch (err) {
+    if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
+    throw err;
+  } finally {
+    failChunk = null;
+  }
   post({ type: 'chunk', run, ...out });
   if (out.status !== 'running') { running = false; post({ type: 'state', running }); }
 }
@@ -71,6 +117,10 @@ async function handle(msg) {
       }
       break;
     case 'csv': post({ type: 'csv', csv: session ? session.csv() : '' }); break;
+    case 'test':
+      if (msg.what === 'device-loss') devices.forEach((d) => d.destroy());
+      else if (session) session.testHook(msg.what);
+      break;
     default: post({ type: 'error', message: `unknown command ${msg.type}` });
   }
 }

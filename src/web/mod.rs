@@ -345,6 +345,19 @@ impl Session {
             .map_err(js_err)
     }
 
+    /// Fault injection for the end-to-end tests: `"diverge"` sets an infinite learning rate, so
+    /// the next update makes the weights non-finite and the step after reports divergence.
+    #[wasm_bindgen(js_name = testHook)]
+    pub fn test_hook(&self, what: String) -> Result<(), JsValue> {
+        match what.as_str() {
+            "diverge" => {
+                self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?.trainer.force_lr(f64::INFINITY);
+                Ok(())
+            }
+            other => Err(js_err(format!("unknown test hook {other:?}"))),
+        }
+    }
+
     /// The metric rows as CSV (the CLI's columns for the run's chapter).
     pub fn csv(&self) -> String {
         self.inner.borrow().trainer.csv()
