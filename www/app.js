@@ -348,8 +348,11 @@ function onMessage(e) {
     }
     case 'chunk': {
       if (msg.run !== state.run) break; // posted by the previous run before the worker saw the reset
-      state.rows.push(...msg.rows);
-      state.snaps.push(...msg.snapshots);
+      // When the engine thins its bounded history it resends what it kept from the start: replace
+      // instead of appending, so the page holds no more than the engine's bound.
+      const resent = (mine, got) => got.length && mine.length && got[0].step <= mine[mine.length - 1].step;
+      if (resent(state.rows, msg.rows)) state.rows = msg.rows; else state.rows.push(...msg.rows);
+      if (resent(state.snaps, msg.snapshots)) { state.snaps = msg.snapshots; state.scrub = null; } else state.snaps.push(...msg.snapshots);
       state.step = msg.step;
       state.steps = msg.steps;
       if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
