@@ -9,9 +9,11 @@
 //      loads back;
 //   5. pinning a run overlays it and states both runs' numbers; the runs table fills;
 //   6. script-injection payloads in the URL stay text, and no network request is made while
-//      training.
+//      training;
+//   7. scripts/build-dist.sh's folder works from a static server under a sub-path.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -184,4 +186,19 @@ test('hostile URL values stay text, and training makes no network request', { ti
     assert.ok(notices.includes('<img src=x onerror="window.__pwned=1">'), 'the payload is shown as text');
     assert.deepEqual(requests, [], `no request while training: ${requests.join(', ')}`);
   });
+});
+
+test('the dist/ folder works under a sub-path of a static server', { timeout: TEST_TIMEOUT }, async () => {
+  const site = join(ARTIFACTS, 'site');
+  execFileSync('bash', [join(REPO_ROOT, 'scripts', 'build-dist.sh'), join(site, 'sub', 'plateau')], { stdio: 'ignore' });
+  const sub = await startServer({ root: site });
+  try {
+    const { page, run } = await openPageIn(browser, sub, 'dist', { artifacts: ARTIFACTS, prefix: 'share', query: 'sub/plateau/index.html?experiment=anchors' });
+    await run(async () => {
+      await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 3);
+      assert.match(await page.evaluate(() => window.location.pathname), /^\/sub\/plateau\/index\.html$/);
+    });
+  } finally {
+    await sub.close();
+  }
 });
