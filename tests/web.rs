@@ -228,3 +228,32 @@ fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     let bad = ScatterSpec { values: vec![], ..spec };
     assert!(draw_scatter(c, &bad).is_err(), "one value per point is required");
 }
+
+#[wasm_bindgen_test]
+async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
+    use plateau::web::{choose, probe_adapter, AdapterInfo};
+    use wasm_bindgen::JsValue;
+    let none = AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
+    let c = choose(none.clone(), "");
+    assert_eq!(c.backend, "cpu");
+    assert!(c.reason.contains("no WebGPU"), "{}", c.reason);
+    assert_eq!(choose(none, "webgpu").backend, "cpu", "an override cannot conjure an adapter");
+
+    let nav = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
+    let gpu = js_sys::Reflect::get(&nav, &"gpu".into()).unwrap();
+    if gpu.is_undefined() {
+        web_sys::console::log_1(&"no navigator.gpu in this browser: only the no-API case is checked".into());
+        return;
+    }
+    // Shadow requestAdapter on this GPU object: first a rejected request, then a null adapter.
+    for (body, what) in [("return Promise.reject(new Error('denied by policy'))", "rejected"), ("return Promise.resolve(null)", "null")] {
+        let f = js_sys::Function::new_no_args(body);
+        js_sys::Reflect::set(&gpu, &"requestAdapter".into(), &f).unwrap();
+        let info = probe_adapter().await;
+        assert!(info.api && !info.adapter, "{what}: {info:?}");
+        let c = choose(info, "");
+        assert_eq!(c.backend, "cpu", "{what}");
+        assert!(c.reason.contains("returned no adapter"), "{what}: {}", c.reason);
+    }
+    js_sys::Reflect::delete_property(&gpu.unchecked_into::<js_sys::Object>(), &JsValue::from_str("requestAdapter")).unwrap();
+}

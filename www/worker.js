@@ -16,7 +16,7 @@
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'state', running}
 //   {type:'error', message}
-import init, { Session, chooseBackend } from './pkg/plateau.js';
+import init, { Session, chooseBackend, forgetWebgpu } from './pkg/plateau.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 
@@ -74,6 +74,7 @@ async function restartOnCpu(err) {
   try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
   session = null;
   devices.length = 0;
+  forgetWebgpu();
   await start({ ...current, backend: 'cpu', autoplay: true, reason: 'WebGPU failed during the run, so it restarted on the CPU backend.' });
 }
 

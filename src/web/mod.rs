@@ -148,6 +148,12 @@ thread_local! {
     static WEBGPU: RefCell<Option<Device>> = const { RefCell::new(None) };
 }
 
+/// Drops the cached WebGPU device (after it failed), so the next WebGPU run sets up a new one.
+#[wasm_bindgen(js_name = forgetWebgpu)]
+pub fn forget_webgpu() {
+    WEBGPU.with(|w| *w.borrow_mut() = None);
+}
+
 /// The browser's WebGPU device, set up once per page or worker and cached.
 pub async fn webgpu_device() -> Result<Device, String> {
     ensure_constructors();
