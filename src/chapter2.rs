@@ -17,7 +17,7 @@ use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::train::{int_tensor, read_f32, Status};
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
@@ -185,12 +185,7 @@ impl AnchorTrainer {
                 AnchorNet::EmbMlp(EmbMlpConfig { vocab: VOCAB, d_model: cfg.d_model, d_ff: cfg.d_ff }.init(init, cfg.seed, &device))
             }
         };
-        let optim = AdamWConfig::new()
-            .with_beta_1(0.9)
-            .with_beta_2(0.999)
-            .with_epsilon(1e-8)
-            .with_weight_decay(cfg.weight_decay as f32)
-            .init();
+        let optim = crate::train::adamw(&cfg);
         Ok(AnchorTrainer {
             cfg,
             device,

@@ -21,7 +21,7 @@ use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::train::{int_tensor, read_f32, Status};
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
@@ -200,12 +200,7 @@ impl SyntaxTrainer {
         cfg.validate()?;
         let device = device.clone().autodiff();
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
-        let optim = AdamWConfig::new()
-            .with_beta_1(0.9)
-            .with_beta_2(0.999)
-            .with_epsilon(1e-8)
-            .with_weight_decay(cfg.weight_decay as f32)
-            .init();
+        let optim = crate::train::adamw(&cfg);
         let agreement = grammar::agreement_items(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS);
         Ok(SyntaxTrainer {
             cfg,

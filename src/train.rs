@@ -93,6 +93,17 @@ pub fn set_live_param(
     }
 }
 
+/// AdamW as chapters 2 and 3 use it: betas (0.9, 0.999), ε 1e-8 (PyTorch's defaults), the
+/// config's weight decay, constant learning rate, no clipping.
+pub fn adamw(cfg: &RunConfig) -> ModuleOptimizer {
+    burn::optim::AdamWConfig::new()
+        .with_beta_1(0.9)
+        .with_beta_2(0.999)
+        .with_epsilon(1e-8)
+        .with_weight_decay(cfg.weight_decay as f32)
+        .init()
+}
+
 /// A training run.
 pub struct Trainer {
     cfg: RunConfig,

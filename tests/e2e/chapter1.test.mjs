@@ -12,13 +12,12 @@
 //   plus URL handling: bad values become notices, ?backend=cpu picks the CPU backend.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite } from './helpers.mjs';
 
-const ARTIFACTS = join(REPO_ROOT, 'artifacts');
 const WAIT_MS = 120_000; // generous: two slow cores, CPU backend, several Chromiums at once
 const TEST_TIMEOUT = 4 * 60_000;
 const DESKTOP = { width: 1280, height: 900 };
@@ -28,26 +27,9 @@ const MAPS = ['map-att', 'map-cos'];
 // The CSV contract (README): these columns first, in this order.
 const CSV_HEAD = 'step,loss,output_loss,train_acc,test_acc,first_token_acc,repetition,data_repetition,apm,hidden_cos';
 
-let server;
-let browser;
+const suite = e2eSuite('chapter1', { waitMs: WAIT_MS, before, after });
+const { openPage } = suite;
 
-before(async () => {
-  assert.ok(
-    existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')),
-    'www/pkg/plateau_bg.wasm is missing: run scripts/build-web.sh first',
-  );
-  mkdirSync(ARTIFACTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await server?.close();
-});
-
-/** Opens the page in a fresh context; see `openPageIn` in helpers.mjs. */
-const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'chapter1', ...opts });
 
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
 const stepOf = (page) => page.$eval('#step', (el) => Number(el.textContent.replace(/,/g, '')));

@@ -10,32 +10,18 @@
 // Every test also checks: no console error (page or worker) and no #error message.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite } from './helpers.mjs';
 
-const ARTIFACTS = join(REPO_ROOT, 'artifacts');
 const WAIT_MS = 240_000; // the runs below take a minute or two on two slow cores
 const TEST_TIMEOUT = 8 * 60_000;
 
-let server;
-let browser;
+const suite = e2eSuite('chapters', { waitMs: WAIT_MS, before, after });
+const { openPage } = suite;
 
-before(async () => {
-  assert.ok(existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')), 'run scripts/build-web.sh first');
-  mkdirSync(ARTIFACTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await server?.close();
-});
-
-const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'chapters', ...opts });
 const waitFn = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT_MS, polling: 250 });
 const runState = (page) => page.$eval('#run-state', (el) => el.textContent.trim());
 const booted = (page) => waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));

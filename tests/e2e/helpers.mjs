@@ -6,7 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -158,3 +158,35 @@ export async function openPageIn(browser, server, name, { query = '', viewport =
   return { page, errors, run };
 }
 
+
+/** Where the end-to-end tests write screenshots and downloads. */
+export const ARTIFACTS = join(REPO_ROOT, 'artifacts');
+
+/**
+ * The shared setup of a test file: registers before/after hooks that check the page is built,
+ * start one static server and one Chromium, and close them; returns `{openPage, waitFn, server}`
+ * where `openPage(name, opts)` is `openPageIn` with this file's artifact prefix and
+ * `waitFn(page, fn, arg)` polls a page function with the file's timeout.
+ */
+export function e2eSuite(prefix, { waitMs = 120_000, before, after } = {}) {
+  const s = { browser: null, server: null };
+  before(async () => {
+    assert.ok(
+      existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')),
+      'www/pkg/plateau_bg.wasm is missing: run scripts/build-web.sh first',
+    );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    s.server = await startServer();
+    s.browser = await launch();
+  });
+  after(async () => {
+    await s.browser?.close().catch(() => {});
+    await s.server?.close();
+  });
+  return {
+    openPage: (name, opts = {}) => openPageIn(s.browser, s.server, name, { artifacts: ARTIFACTS, prefix, ...opts }),
+    waitFn: (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: waitMs, polling: 200 }),
+    get server() { return s.server; },
+    get browser() { return s.browser; },
+  };
+}

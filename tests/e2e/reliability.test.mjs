@@ -9,33 +9,19 @@
 // The injection payloads and the no-network check are in share.test.mjs.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite } from './helpers.mjs';
 
-const ARTIFACTS = join(REPO_ROOT, 'artifacts');
 const WAIT_MS = 180_000;
 const TEST_TIMEOUT = 5 * 60_000;
 
-let server;
-let browser;
+const suite = e2eSuite('reliability', { waitMs: WAIT_MS, before, after });
+const { openPage } = suite;
 
-before(async () => {
-  assert.ok(existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')), 'run scripts/build-web.sh first');
-  mkdirSync(ARTIFACTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await server?.close();
-});
-
-const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'reliability', ...opts });
-const waitFn = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT_MS, polling: 200 });
+const { waitFn } = suite;
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
 
 for (const experiment of ['mws', 'anchors', 'syntax']) {

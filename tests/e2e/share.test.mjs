@@ -14,33 +14,19 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { REPO_ROOT, launch, openPageIn, startServer } from './helpers.mjs';
+import { ARTIFACTS, REPO_ROOT, e2eSuite, openPageIn, startServer } from './helpers.mjs';
 
-const ARTIFACTS = join(REPO_ROOT, 'artifacts');
 const WAIT_MS = 180_000;
 const TEST_TIMEOUT = 6 * 60_000;
 
-let server;
-let browser;
+const suite = e2eSuite('share', { waitMs: WAIT_MS, before, after });
+const { openPage } = suite;
 
-before(async () => {
-  assert.ok(existsSync(join(REPO_ROOT, 'www', 'pkg', 'plateau_bg.wasm')), 'run scripts/build-web.sh first');
-  mkdirSync(ARTIFACTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await server?.close();
-});
-
-const openPage = (name, opts = {}) => openPageIn(browser, server, name, { artifacts: ARTIFACTS, prefix: 'share', ...opts });
-const waitFn = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT_MS, polling: 200 });
+const { waitFn } = suite;
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
 const finished = (page) => waitFn(page, () => ['finished', 'diverged'].includes(document.querySelector('#run-state').textContent));
 const booted = (page) => waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
@@ -193,7 +179,7 @@ test('the dist/ folder works under a sub-path of a static server', { timeout: TE
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'build-dist.sh'), join(site, 'sub', 'plateau')], { stdio: 'ignore' });
   const sub = await startServer({ root: site });
   try {
-    const { page, run } = await openPageIn(browser, sub, 'dist', { artifacts: ARTIFACTS, prefix: 'share', query: 'sub/plateau/index.html?experiment=anchors' });
+    const { page, run } = await openPageIn(suite.browser, sub, 'dist', { artifacts: ARTIFACTS, prefix: 'share', query: 'sub/plateau/index.html?experiment=anchors' });
     await run(async () => {
       await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 3);
       assert.match(await page.evaluate(() => window.location.pathname), /^\/sub\/plateau\/index\.html$/);
