@@ -181,9 +181,9 @@ impl AnchorTrainer {
                 }
                 .init(init, cfg.seed, &device),
             ),
-            ModelKind::EmbMlp => {
-                AnchorNet::EmbMlp(EmbMlpConfig { vocab: VOCAB, d_model: cfg.d_model, d_ff: cfg.d_ff }.init(init, cfg.seed, &device))
-            }
+            ModelKind::EmbMlp => AnchorNet::EmbMlp(
+                EmbMlpConfig { vocab: VOCAB, d_model: cfg.d_model, d_ff: cfg.d_ff }.init(init, cfg.seed, &device),
+            ),
         };
         let optim = crate::train::adamw(&cfg);
         Ok(AnchorTrainer {
@@ -311,8 +311,10 @@ impl AnchorTrainer {
         let rows: Vec<usize> = anchors.iter().chain(&keys).map(|&t| t as usize).collect();
         let cos = m::cosine_matrix(&emb, d, &rows);
         let r = rows.len();
-        let key_cos: Vec<f64> =
-            (0..keys.len()).flat_map(|i| (0..keys.len()).map(move |j| (i, j))).map(|(i, j)| cos[(8 + i) * r + 8 + j]).collect();
+        let key_cos: Vec<f64> = (0..keys.len())
+            .flat_map(|i| (0..keys.len()).map(move |j| (i, j)))
+            .map(|(i, j)| cos[(8 + i) * r + 8 + j])
+            .collect();
         let key_order_corr = m::distance_cosine_correlation(&key_cos, &keys);
         let mean_pair_cos = |idx: std::ops::Range<usize>| {
             let mut sum = 0.0;
@@ -357,7 +359,11 @@ impl AnchorTrainer {
                 d,
                 pca: pca.coords.iter().map(|c| [c[0] as f32, c[1] as f32]).collect(),
                 explained: pca.explained,
-                attention: if attention.is_empty() { vec![] } else { crate::metrics::plateau::batch_mean_map(&attention, SEQ_LEN) },
+                attention: if attention.is_empty() {
+                    vec![]
+                } else {
+                    crate::metrics::plateau::batch_mean_map(&attention, SEQ_LEN)
+                },
                 seq: SEQ_LEN,
             };
             self.prev_pca = Some(pca);

@@ -397,7 +397,8 @@ impl SyntaxTrainer {
                     })
                 })
                 .unzip();
-            let sample_scored = sentences[0].heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
+            let sample_scored =
+                sentences[0].heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
             let k = usize::from(best.direction == Direction::HeadToDependent);
             let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
             self.history.push_snapshot(SyntaxSnapshot {

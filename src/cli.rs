@@ -446,7 +446,8 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
             let mut cfg = base.clone();
             cfg.set("gamma", &g.to_string())?;
             cfg.set("seed", &(seed as u64).to_string())?;
-            let (run, secs) = train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("γ={g} seed={seed}"))?;
+            let (run, secs) =
+                train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("γ={g} seed={seed}"))?;
             let Run::Anchors(t) = run else { unreachable!("experiment is anchors") };
             let path = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{seed}.csv", cfg.preset.name(), cfg.model.name());
             std::fs::write(&path, crate::chapter2::to_csv(&t.history.rows))?;
@@ -499,7 +500,8 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
             cfg.set("lambda-from", &from.to_string())?;
             cfg.set("lambda-until", &until.to_string())?;
             cfg.set("seed", &(seed as u64).to_string())?;
-            let (run, secs) = train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("{name} seed={seed}"))?;
+            let (run, secs) =
+                train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("{name} seed={seed}"))?;
             let Run::Syntax(t) = run else { unreachable!("experiment is syntax") };
             let path = format!("{csv_dir}/{}-syntax-{}-seed{seed}.csv", cfg.preset.name(), name.replace(' ', "-"));
             std::fs::write(&path, crate::chapter3::to_csv(&t.history.rows))?;

@@ -739,15 +739,13 @@ pub fn url_decode(s: &str) -> String {
     while i < b.len() {
         match b[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                match (hex(b[i + 1]), hex(b[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             c => out.push(c),
         }
         i += 1;
@@ -846,8 +844,10 @@ pub fn from_json(text: &str) -> Result<(RunConfig, Vec<String>), String> {
 
 /// The config as the JSON [`from_json`] reads back (every key, kebab-case).
 pub fn to_json(cfg: &RunConfig) -> String {
-    let map: serde_json::Map<String, serde_json::Value> =
-        PARAMS.iter().map(|p| (p.key.to_string(), serde_json::Value::String(cfg.get(p.key).unwrap_or_default()))).collect();
+    let map: serde_json::Map<String, serde_json::Value> = PARAMS
+        .iter()
+        .map(|p| (p.key.to_string(), serde_json::Value::String(cfg.get(p.key).unwrap_or_default())))
+        .collect();
     serde_json::to_string_pretty(&map).unwrap_or_default()
 }
 

@@ -398,11 +398,8 @@ mod tests {
 
     #[test]
     fn anchor_summary_reads_first_steps_answers_and_extremes() {
-        let rows = [
-            row(0, 0.0, 0.0, 0.0, 0.0, 0.0),
-            row(10, 0.6, 0.1, 0.1, 0.3, -0.4),
-            row(20, 1.0, 0.7, 0.2, 0.8, -0.2),
-        ];
+        let rows =
+            [row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.6, 0.1, 0.1, 0.3, -0.4), row(20, 1.0, 0.7, 0.2, 0.8, -0.2)];
         let s = summarize_anchors(&rows, 0.8, 1, 2.0);
         assert_eq!((s.memory_step, s.reasoning_step), (Some(10), Some(20)));
         assert_eq!(first_learned(&s), "memory");
@@ -437,7 +434,8 @@ mod tests {
 
     #[test]
     fn syntax_summary_finds_onsets_and_the_comparison_counts_coincidences() {
-        let rows = [srow(0, 4.0, 0.1, 0.5), srow(10, 3.9, 0.12, 0.6), srow(20, 2.0, 0.6, 0.95), srow(30, 1.9, 0.62, 0.97)];
+        let rows =
+            [srow(0, 4.0, 0.1, 0.5), srow(10, 3.9, 0.12, 0.6), srow(20, 2.0, 0.6, 0.95), srow(30, 1.9, 0.62, 0.97)];
         let s = summarize_syntax(&rows, "baseline", (0.0, 0, 100), 0, 1.0);
         assert_eq!((s.structure_onset, s.loss_drop), (Some(15), Some(15)));
         assert_eq!(s.agreement_step, Some(20));

@@ -120,7 +120,10 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
     let n = snap.words.len();
     assert_eq!(snap.attention.len(), snap.layers * snap.n_heads * n * n);
     assert_eq!(snap.pred.len(), n);
-    assert!(snap.sample_right <= snap.sample_scored && snap.sample_scored + 1 == n, "every word but the root is scored");
+    assert!(
+        snap.sample_right <= snap.sample_scored && snap.sample_scored + 1 == n,
+        "every word but the root is scored"
+    );
 }
 
 #[test]

@@ -8,17 +8,64 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const NASTY: &[&str] = &[
-    "", " ", "-", "+", ".", "e", "1e309", "-1e309", "NaN", "nan", "inf", "-inf", "Infinity", "0x10", "1_000",
-    "9999999999999999999999", "-9223372036854775809", "18446744073709551616", "4294967296", "-0", "0.0000001",
-    "1e-320", "½", "١٢", "%", "%%", "%2", "%zz", "%00", "%FF%FE", "&", "=", "==", "<script>alert(1)</script>",
-    "\"><img src=x onerror=alert(1)>", "javascript:alert(1)", "../../etc/passwd", "\u{202e}", "\u{0}", "🙂",
-    "transformer", "emb-mlp", "mws", "anchors", "syntax", "paper", "interactive", "linear", "softmax",
+    "",
+    " ",
+    "-",
+    "+",
+    ".",
+    "e",
+    "1e309",
+    "-1e309",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "Infinity",
+    "0x10",
+    "1_000",
+    "9999999999999999999999",
+    "-9223372036854775809",
+    "18446744073709551616",
+    "4294967296",
+    "-0",
+    "0.0000001",
+    "1e-320",
+    "½",
+    "١٢",
+    "%",
+    "%%",
+    "%2",
+    "%zz",
+    "%00",
+    "%FF%FE",
+    "&",
+    "=",
+    "==",
+    "<script>alert(1)</script>",
+    "\"><img src=x onerror=alert(1)>",
+    "javascript:alert(1)",
+    "../../etc/passwd",
+    "\u{202e}",
+    "\u{0}",
+    "🙂",
+    "transformer",
+    "emb-mlp",
+    "mws",
+    "anchors",
+    "syntax",
+    "paper",
+    "interactive",
+    "linear",
+    "softmax",
 ];
 
 fn token(rng: &mut ChaCha8Rng) -> String {
     match rng.random_range(0..4u32) {
         0 => NASTY[rng.random_range(0..NASTY.len())].to_string(),
-        1 => format!("{}", rng.random::<f64>() * 10f64.powi(rng.random_range(-8..12i32)) * if rng.random() { 1.0 } else { -1.0 }),
+        1 => format!(
+            "{}",
+            rng.random::<f64>() * 10f64.powi(rng.random_range(-8..12i32)) * if rng.random() { 1.0 } else { -1.0 }
+        ),
         2 => rng.random_range(-5_000_000_000i64..5_000_000_000).to_string(),
         _ => (0..rng.random_range(0..12u32)).map(|_| char::from(rng.random_range(32u8..127))).collect(),
     }
@@ -39,7 +86,8 @@ fn twelve_thousand_generated_inputs_never_panic_and_never_leave_an_invalid_confi
     for _ in 0..4_000 {
         // 1. a URL query
         let n = rng.random_range(0..8u32);
-        let query: String = (0..n).map(|_| format!("{}={}", key(&mut rng), token(&mut rng))).collect::<Vec<_>>().join("&");
+        let query: String =
+            (0..n).map(|_| format!("{}={}", key(&mut rng), token(&mut rng))).collect::<Vec<_>>().join("&");
         let (cfg, notes) = from_query(&query);
         cfg.validate().unwrap_or_else(|e| panic!("query {query:?} left an invalid config: {e}"));
         for note in &notes {

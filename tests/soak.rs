@@ -42,7 +42,11 @@ fn hundred_thousand_steps_keep_history_bounded_and_memory_flat() {
     assert_eq!((h.rows[0].step, h.rows.last().unwrap().step), (0, 100_000));
     assert!(h.rows.windows(2).all(|w| w[0].step < w[1].step), "rows stay in step order");
     let end = rss_kib();
-    eprintln!("soak: {} rows, {} snapshots; RSS at step 10 000: {at_10k:?} KiB, at 100 000: {end:?} KiB", h.rows.len(), h.snapshots.len());
+    eprintln!(
+        "soak: {} rows, {} snapshots; RSS at step 10 000: {at_10k:?} KiB, at 100 000: {end:?} KiB",
+        h.rows.len(),
+        h.snapshots.len()
+    );
     if let (Some(a), Some(b)) = (at_10k, end) {
         assert!(b <= a + 16 * 1024, "resident memory grew from {a} KiB to {b} KiB");
     }

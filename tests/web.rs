@@ -233,7 +233,8 @@ fn scatter_draws_a_point_in_its_colour_at_the_centre() {
 async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
     use plateau::web::{choose, probe_adapter, AdapterInfo};
     use wasm_bindgen::JsValue;
-    let none = AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
+    let none =
+        AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
     let c = choose(none.clone(), "");
     assert_eq!(c.backend, "cpu");
     assert!(c.reason.contains("no WebGPU"), "{}", c.reason);
@@ -246,7 +247,9 @@ async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
         return;
     }
     // Shadow requestAdapter on this GPU object: first a rejected request, then a null adapter.
-    for (body, what) in [("return Promise.reject(new Error('denied by policy'))", "rejected"), ("return Promise.resolve(null)", "null")] {
+    for (body, what) in
+        [("return Promise.reject(new Error('denied by policy'))", "rejected"), ("return Promise.resolve(null)", "null")]
+    {
         let f = js_sys::Function::new_no_args(body);
         js_sys::Reflect::set(&gpu, &"requestAdapter".into(), &f).unwrap();
         let info = probe_adapter().await;
@@ -255,5 +258,6 @@ async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
         assert_eq!(c.backend, "cpu", "{what}");
         assert!(c.reason.contains("returned no adapter"), "{what}: {}", c.reason);
     }
-    js_sys::Reflect::delete_property(&gpu.unchecked_into::<js_sys::Object>(), &JsValue::from_str("requestAdapter")).unwrap();
+    js_sys::Reflect::delete_property(&gpu.unchecked_into::<js_sys::Object>(), &JsValue::from_str("requestAdapter"))
+        .unwrap();
 }

@@ -557,10 +557,7 @@ mod tests {
         assert_eq!((keys[0], keys[79]), (20, 99));
         assert!(keys.windows(2).all(|w| w[1] == w[0] + 1));
         assert_eq!(AnchorTask::anchor_tokens(), vec![1, 2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(
-            Subset::ALL.iter().map(|s| s.name()).collect::<Vec<_>>(),
-            vec!["memory", "reasoning", "heldout"]
-        );
+        assert_eq!(Subset::ALL.iter().map(|s| s.name()).collect::<Vec<_>>(), vec!["memory", "reasoning", "heldout"]);
         let empty = task(8).train_batch(0, &mut stream(8, Stream::Train, 0));
         assert_eq!(empty.batch, 0);
         assert!(empty.tokens.is_empty());

@@ -60,7 +60,9 @@ impl Batch {
 /// other than prefix sum is treated as moving-window sum).
 pub fn outputs(task: Task, x: &[i64]) -> Vec<i64> {
     match task {
-        Task::Mws | Task::Anchors | Task::Syntax => (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect(),
+        Task::Mws | Task::Anchors | Task::Syntax => {
+            (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect()
+        }
         Task::PrefixSum => x
             .iter()
             .scan(0, |acc, &v| {

@@ -73,11 +73,8 @@ pub fn argmax_rows(logits: &[f32], vocab: usize) -> Vec<i64> {
 /// `S = {i : subset_i = which}`. `None` when `S` is empty; NaN values propagate (NaN mean).
 /// Only the common length of `values` and `subset` is read.
 pub fn subset_means(values: &[f64], subset: &[Subset], which: Subset) -> Option<f64> {
-    let (sum, n) = values
-        .iter()
-        .zip(subset)
-        .filter(|(_, &s)| s == which)
-        .fold((0.0f64, 0usize), |(s, n), (&v, _)| (s + v, n + 1));
+    let (sum, n) =
+        values.iter().zip(subset).filter(|(_, &s)| s == which).fold((0.0f64, 0usize), |(s, n), (&v, _)| (s + v, n + 1));
     (n > 0).then(|| sum / n as f64)
 }
 

@@ -41,8 +41,14 @@ impl EmbMlpConfig {
         let mut rng = stream(seed, Stream::Init, 0);
         let mut init = Initializer { init: scheme, layers: 1, rng: &mut rng, device };
         let emb = init.embedding(self.vocab, self.d_model);
-        let fc = Linear { weight: init.linear_weight(self.d_model, self.d_ff, false), bias: Some(init.constant(self.d_ff, 0.0)) };
-        let out = Linear { weight: init.linear_weight(self.d_ff, self.vocab, false), bias: Some(init.constant(self.vocab, 0.0)) };
+        let fc = Linear {
+            weight: init.linear_weight(self.d_model, self.d_ff, false),
+            bias: Some(init.constant(self.d_ff, 0.0)),
+        };
+        let out = Linear {
+            weight: init.linear_weight(self.d_ff, self.vocab, false),
+            bias: Some(init.constant(self.vocab, 0.0)),
+        };
         EmbMlp { emb, fc, out }
     }
 }

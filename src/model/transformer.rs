@@ -175,7 +175,12 @@ impl Transformer {
     /// [`Transformer::forward`] with padding: `pad: [batch, seq]` is true at padding positions,
     /// which no query attends to (softmax attention; an all-padding row cannot occur because a
     /// sentence has at least one word).
-    pub fn forward_padded(&self, tokens: Tensor<2, Int>, mask: Option<&Tensor<2>>, pad: Option<Tensor<2, Bool>>) -> Forward {
+    pub fn forward_padded(
+        &self,
+        tokens: Tensor<2, Int>,
+        mask: Option<&Tensor<2>>,
+        pad: Option<Tensor<2, Bool>>,
+    ) -> Forward {
         let pad = pad.map(|p| {
             let [b, t] = p.dims();
             p.reshape([b, 1, 1, t]).expand([b, self.blocks.first().map_or(1, |bl| bl.heads), t, t])

@@ -246,10 +246,13 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
     let mut chart = ChartBuilder::on(&root)
         .margin((6.0 * s) as u32)
         .x_label_area_size((24.0 * s) as u32)
-        .y_label_area_size(({
-            let longest = spec.row_labels.iter().chain(&spec.tick_labels).map(|l| l.chars().count()).max().unwrap_or(0);
-            (30.0f64).max(20.0 + 6.0 * longest as f64) * s
-        }) as u32)
+        .y_label_area_size(
+            ({
+                let longest =
+                    spec.row_labels.iter().chain(&spec.tick_labels).map(|l| l.chars().count()).max().unwrap_or(0);
+                (30.0f64).max(20.0 + 6.0 * longest as f64) * s
+            }) as u32,
+        )
         .build_cartesian_2d(0f64..c as f64, r as f64..0f64)
         .map_err(err)?;
     let step = |n: usize| ((n as f64 / 8.0).ceil() as usize).max(1);
@@ -415,7 +418,9 @@ pub fn draw_scatter(canvas: HtmlCanvasElement, spec: &ScatterSpec) -> DrawResult
         let (r, g, b) = viridis(t);
         let y1 = bottom - ((bottom - top) as f64 * (k + 1) as f64 / steps as f64) as i32;
         let y0 = bottom - ((bottom - top) as f64 * k as f64 / steps as f64) as i32;
-        legend.draw(&Rectangle::new([(x0, y1), (x0 + (10.0 * s) as i32, y0)], RGBColor(r, g, b).filled())).map_err(err)?;
+        legend
+            .draw(&Rectangle::new([(x0, y1), (x0 + (10.0 * s) as i32, y0)], RGBColor(r, g, b).filled()))
+            .map_err(err)?;
     }
     let lab = |v: f64| if v.abs() >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}") };
     legend.draw(&Text::new(lab(spec.vmax), (x0, top - (11.0 * s) as i32), font(10.0))).map_err(err)?;

@@ -406,7 +406,9 @@ pub fn syntax_onsets(rows: JsValue) -> JsValue {
 pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
     use crate::config::Task;
     match Task::parse(&experiment)? {
-        Task::Mws | Task::PrefixSum => crate::report23::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
+        Task::Mws | Task::PrefixSum => {
+            crate::report23::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
+        }
         Task::Anchors => crate::report23::headline_anchors(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
         Task::Syntax => crate::report23::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
     }
