@@ -114,7 +114,9 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
     for (const id of [...CHARTS, ...MAPS]) {
       assert.notEqual(await dataUrl(page, id), before.charts[id], `#${id} did not change between step ${before.step} and ${step}`);
     }
-    const sums = await page.$$eval('[id^="sum-"]', (els) => els.map((e) => [e.id, e.textContent.trim()]));
+    // The summaries of this chapter (the other chapters' views are hidden).
+    const sums = await page.$$eval('[id^="sum-"]', (els) => els.filter((e) => e.offsetParent !== null).map((e) => [e.id, e.textContent.trim()]));
+    assert.ok(sums.length >= 7, `chapter 1 shows its summaries (${sums.length})`);
     for (const [id, s] of sums) assert.ok(s.length > 0, `#${id} is empty`);
     assert.match(Object.fromEntries(sums)['sum-loss'], /^output loss \d+\.\d+ at step \d+/, 'loss summary');
     assert.match(Object.fromEntries(sums)['sum-att'], /^Step \d+:/, 'attention map summary');
@@ -355,7 +357,7 @@ test('screenshots at desktop and phone widths', { timeout: TEST_TIMEOUT }, async
 
     await page.setViewportSize(PHONE);
     // Wait until every canvas was redrawn at its new CSS size (sharp, not stretched).
-    await waitFn(page, () => [...document.querySelectorAll('canvas')].every((c) => {
+    await waitFn(page, () => [...document.querySelectorAll('canvas')].filter((c) => c.offsetParent !== null).every((c) => {
       const dpr = Math.min(window.devicePixelRatio || 1, 2);
       return c.width === Math.max(50, Math.round(c.clientWidth * dpr));
     }));
