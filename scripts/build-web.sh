@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+source scripts/web-profile.sh
 
 cargo build --release --target wasm32-unknown-unknown --lib
 wasm-bindgen --target web --no-typescript --out-dir www/pkg \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/plateau.wasm"
-echo "build-web: wrote www/pkg/"
+echo "build-web: wrote www/pkg/ ($(stat -c %s www/pkg/plateau_bg.wasm) bytes of wasm," \
+  "$(gzip -9 -c www/pkg/plateau_bg.wasm | wc -c) gzip -9)"

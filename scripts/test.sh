@@ -54,6 +54,8 @@ stage build-web bash scripts/build-web.sh
 # wasm-pack's options; the second separates `cargo build` options from test-binary
 # options, so --nocapture reaches wasm-bindgen-test-runner only.
 # The runner reads browser capabilities from webdriver.json.
+# The wasm release profile of build-web.sh (LTO, stripped), so both share compiled dependencies.
+source scripts/web-profile.sh
 stage browser-tests env \
   WASM_BINDGEN_TEST_TIMEOUT=600 \
   CHROMEDRIVER=/usr/bin/chromedriver \

@@ -2,19 +2,29 @@
 //! runs on whichever device it is handed.
 //!
 //! CPU: [`cpu_device`] is the backend chosen for the CPU path in both the CLI and the page, so
-//! that the same seed gives the same rows in both. Measured on the interactive preset (training
-//! step, 2-core machine, 2026-11-29): natively Flex 39.3 ms vs NdArray 37.8 ms per step; in
-//! headless Chromium (release wasm, SIMD) Flex 239 ms vs NdArray 90 ms. NdArray wins in the
-//! browser by 2.7× and ties natively, so it is the CPU backend, although burn 0.22 marks it
-//! deprecated in favour of Flex; `plateau bench` and the browser test
-//! `cpu_backends_agree_and_report_step_times` re-measure both.
+//! that the same seed gives the same rows in both. It is NdArray, although burn 0.22 marks it
+//! deprecated in favour of Flex. Measured with burn's `simd` feature (2-core machine,
+//! 2026-11-30, training step, evaluation off), in headless Chromium (wasm, simd128):
+//!
+//! | config | NdArray | Flex |
+//! |---|---|---|
+//! | chapter 1 interactive | 99.5 ms | 128.0 ms |
+//! | chapter 1 paper | 3849 ms | 7580 ms |
+//! | chapter 2 interactive | 224.6 ms | 163.5 ms |
+//! | chapter 3 interactive | 196.5 ms | 150.8 ms |
+//!
+//! NdArray wins on chapter 1 (the paper preset by 2×), Flex on the two smaller softmax models.
+//! Natively (rayon, 2 threads) the two are within noise of each other on the paper preset
+//! (1.41 vs 1.35 s). Chapter 1 decides, so the page carries NdArray only (plus wgpu): Flex is
+//! compiled natively only, where `plateau bench` keeps measuring it.
 
 use burn::tensor::Device;
 
 /// The backends this build can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
-    /// burn's pure-Rust Flex CPU backend.
+    /// burn's pure-Rust Flex CPU backend (native builds only).
+    #[cfg(not(target_arch = "wasm32"))]
     Flex,
     /// burn's NdArray CPU backend (deprecated upstream; kept for measurement).
     NdArray,
@@ -26,6 +36,7 @@ impl BackendKind {
     /// Parses `flex`, `ndarray`, `wgpu` (also `webgpu`), or `cpu` (the chosen CPU backend).
     pub fn parse(s: &str) -> Option<BackendKind> {
         match s {
+            #[cfg(not(target_arch = "wasm32"))]
             "flex" => Some(BackendKind::Flex),
             "ndarray" => Some(BackendKind::NdArray),
             "wgpu" | "webgpu" | "vulkan" => Some(BackendKind::Wgpu),
@@ -36,6 +47,7 @@ impl BackendKind {
     /// A short name for status lines and CSV.
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(not(target_arch = "wasm32"))]
             BackendKind::Flex => "cpu (flex)",
             BackendKind::NdArray => "cpu (ndarray)",
             BackendKind::Wgpu => "wgpu",
@@ -56,6 +68,7 @@ pub fn cpu_device() -> Device {
 #[allow(deprecated)]
 pub fn device(kind: BackendKind) -> Device {
     match kind {
+        #[cfg(not(target_arch = "wasm32"))]
         BackendKind::Flex => Device::flex(),
         BackendKind::NdArray => Device::ndarray(),
         BackendKind::Wgpu => Device::wgpu(Default::default()),

@@ -23,6 +23,8 @@
 //! ```
 
 pub mod backend;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod bench;
 pub mod chapter2;
 pub mod chapter3;
 #[cfg(not(target_arch = "wasm32"))]

@@ -10,7 +10,7 @@ use crate::history::{History, MetricRow};
 pub const DROP_ACC: f64 = 0.5;
 
 /// The key numbers of one chapter 1 run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunSummary {
     /// Seed.
     pub seed: u64,

@@ -123,6 +123,10 @@ fn bad_flags_are_refused_with_a_message() {
         (&["run", "--lambda-until", "-3", "--experiment", "syntax", "--out", "x.csv"], "--lambda-until"),
         (&["run", "--embeddings", "e.csv", "--out", "x.csv"], "--embeddings is for --experiment anchors"),
         (&["reproduce", "--experiment", "anchors", "--gammas", "0.3,big"], "--gammas"),
+        (&["bench", "--suite", "fast"], "--suite \"fast\": allowed quick, full"),
+        (&["bench", "--only", "ch9"], "--only \"ch9\": allowed one of ch1 paper"),
+        (&["bench", "--memory-steps", "lots"], "--memory-steps"),
+        (&["bench", "--backends", "tpu"], "unknown backend"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
     ];
@@ -132,6 +136,77 @@ fn bad_flags_are_refused_with_a_message() {
         assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err:?}");
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     }
+}
+
+/// The bench plumbing end to end without PyTorch or a browser: a stand-in "PyTorch" command that
+/// reports a fixed 1000 ms/step, and a missing browser command, which the report must name.
+#[test]
+fn bench_reports_native_figures_and_ratios_against_the_reference() {
+    let fake = tmp("fake_torch.sh");
+    std::fs::write(&fake, "#!/bin/sh\necho 'PyTorch noise'\necho '{\"ms_per_step\": 1000, \"torch\": \"stand-in\"}'\n")
+        .unwrap();
+    let torch = format!("sh {}", fake.display());
+    let (code, out, err) = plateau(&[
+        "bench",
+        "--only",
+        "ch1 interactive",
+        "--backends",
+        "ndarray",
+        "--torch",
+        &torch,
+        "--browser",
+        "/nonexistent/node",
+        "--wasm",
+        "none",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let row =
+        out.lines().find(|l| l.starts_with("| ch1 interactive") && l.contains("native cpu (ndarray)")).expect(&out);
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let ms: f64 = cells[4].parse().unwrap();
+    assert!(ms > 0.0 && ms < 1000.0, "{row}");
+    // ÷ PyTorch steps/s = 1000 ms / native ms (the table prints ms rounded, so compare to 1 %).
+    let ratio: f64 = cells[7].trim_end_matches('×').parse().unwrap();
+    assert!((ratio / (1000.0 / ms) - 1.0).abs() < 0.01, "{row}");
+    assert!(out.contains("| ch1 interactive | ") && out.contains("| PyTorch | 1000 | 1.00 |"), "{out}");
+    assert!(out.contains("| browser | unavailable: could not start /nonexistent/node"), "{out}");
+}
+
+/// `reproduce --resume` reuses a finished run only when its config is the same, and the section
+/// it writes is then the same table.
+#[test]
+fn reproduce_resume_reuses_only_identical_runs() {
+    let dir = tmp("resume");
+    let md = tmp("resume.md");
+    let args = |steps: &'static str, resume: bool| {
+        let mut a =
+            vec!["reproduce", "--preset", "interactive", "--seeds", "0", "--cs", "10", "--steps", steps, "--quiet"];
+        if resume {
+            a.push("--resume");
+        }
+        a
+    };
+    let (d, m) = (dir.to_str().unwrap().to_string(), md.to_str().unwrap().to_string());
+    let with_paths = |a: Vec<&str>| -> (i32, String, String) {
+        let mut a = a;
+        a.extend(["--csv-dir", d.as_str(), "--out", m.as_str()]);
+        plateau(&a)
+    };
+    let (code, _, err) = with_paths(args("10", false));
+    assert_eq!(code, 0, "{err}");
+    let table = |s: &str| s.lines().filter(|l| l.starts_with("| 10 |")).map(str::to_string).collect::<Vec<_>>();
+    let first = table(&std::fs::read_to_string(&md).unwrap());
+    assert_eq!(first.len(), 1);
+    let (code, _, err) = with_paths(args("10", true));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("reusing the finished run"), "{err}");
+    let doc = std::fs::read_to_string(&md).unwrap();
+    assert_eq!(table(&doc), first, "the reused run gives the same row");
+    assert!(doc.contains("1 of the 1 runs were finished by earlier invocations"), "{doc}");
+    // A different length is a different run: trained again.
+    let (code, _, err) = with_paths(args("15", true));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("reusing"), "{err}");
 }
 
 #[test]

@@ -168,40 +168,6 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
 }
 
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-/// Times training steps of the interactive preset on both CPU backends in this browser and
-/// prints them (the figures behind the backend choice; no time limit is asserted), and checks
-/// that the two backends compute the same losses.
-#[wasm_bindgen_test]
-#[allow(deprecated)]
-async fn cpu_backends_agree_and_report_step_times() {
-    let mut losses = vec![];
-    for (name, device) in [("flex", Device::flex()), ("ndarray", Device::ndarray())] {
-        let mut cfg = RunConfig::preset(Preset::Interactive);
-        cfg.steps = 13;
-        cfg.eval_every = 13;
-        cfg.snapshot_every = 13;
-        let mut t = Trainer::new(cfg, &device).unwrap();
-        for _ in 0..3 {
-            t.advance().await;
-        }
-        let t0 = now_ms();
-        for _ in 0..10 {
-            t.advance().await;
-        }
-        let ms = (now_ms() - t0) / 10.0;
-        t.advance().await; // step 13: evaluation row
-        web_sys::console::log_1(
-            &format!("BENCH browser {name}: {ms:.1} ms/step (interactive preset, training only)").into(),
-        );
-        losses.push(t.history.rows.last().unwrap().loss);
-    }
-    assert!((losses[0] - losses[1]).abs() < 1e-4, "flex {} vs ndarray {}", losses[0], losses[1]);
-}
-
 #[wasm_bindgen_test]
 fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     use plateau::web::charts::{draw_scatter, ScatterSpec};
@@ -260,4 +226,38 @@ async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
     }
     js_sys::Reflect::delete_property(&gpu.unchecked_into::<js_sys::Object>(), &JsValue::from_str("requestAdapter"))
         .unwrap();
+}
+
+/// Size of this instance's wasm linear memory in bytes (it only ever grows).
+fn linear_memory_bytes() -> usize {
+    core::arch::wasm32::memory_size::<0>() * 65_536
+}
+
+/// A long in-browser run with a metric row and a snapshot at every step keeps its memory flat
+/// once the snapshot history is full: the history thins itself to at most 256 snapshots. At
+/// step 300 the history is already at its bound; 900 steps later the linear memory may have
+/// grown by the 900 extra rows (a few hundred bytes each) but not by 900 snapshots (a 16 × 16
+/// attention map, an 8 × 8 cosine matrix and 4 sample generations each, ≈ 3 KB).
+#[wasm_bindgen_test]
+async fn long_run_memory_stays_flat_in_the_browser() {
+    let mut cfg = RunConfig::preset(Preset::Interactive);
+    cfg.d_model = 16;
+    cfg.d_ff = 32;
+    cfg.batch = 8;
+    cfg.eval_batch = 8;
+    cfg.steps = 1200;
+    cfg.eval_every = 1;
+    cfg.snapshot_every = 1;
+    let mut t = Trainer::new(cfg, &cpu_device()).unwrap();
+    let mut at_300 = 0;
+    while t.advance().await == Status::Running {
+        if t.step() == 300 {
+            at_300 = linear_memory_bytes();
+        }
+    }
+    let at_end = linear_memory_bytes();
+    assert!(t.history.snapshots.len() <= plateau::history::MAX_SNAPSHOTS);
+    assert_eq!(t.history.rows.len(), 1201);
+    web_sys::console::log_1(&format!("BENCH browser memory: {at_300} bytes at step 300, {at_end} at step 1200").into());
+    assert!(at_end <= at_300 + 1_000_000, "linear memory grew from {at_300} to {at_end} bytes");
 }

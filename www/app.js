@@ -311,6 +311,9 @@ function startRun() {
   state.runMs = 0;
   state.runSince = null;
   state.rate = { step: 0, t: performance.now(), value: null };
+  state.dropAt = null;
+  window.plateauDrop = null;
+  $('drop-at').hidden = true;
   state.runCfg = { ...state.cfg };
   syncUrl();
   state.steps = state.cfg.steps;
@@ -358,6 +361,7 @@ function onMessage(e) {
       if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
       else if (msg.status === 'finished') $('run-state').textContent = 'finished';
       updateRate();
+      noteDrop();
       scheduleDraw(false);
       break;
     }
@@ -366,6 +370,20 @@ function onMessage(e) {
     case 'error': showError(msg.message); break;
     default: break;
   }
+}
+
+/** Chapter 1: when the drop (the engine's `dropStep`) first shows, remember the training time it
+ * took and show it in the status line; `window.plateauDrop` holds it for the bench. */
+function noteDrop() {
+  if (state.dropAt || chapter() !== 1) return;
+  const step = dropStep(state.rows);
+  if (step === undefined || step === null) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  state.dropAt = { step, seconds: ms / 1000 };
+  window.plateauDrop = state.dropAt;
+  $('drop-step').textContent = String(step);
+  $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
+  $('drop-at').hidden = false;
 }
 
 function updateRate() {

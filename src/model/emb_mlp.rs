@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn bag_of_tokens_ignores_order_and_has_the_right_shape() {
-        let device = Device::flex();
+        let device = crate::backend::cpu_device();
         let m = EmbMlpConfig { vocab: 10, d_model: 8, d_ff: 16 }.init(Init::Gamma(0.5), 0, &device);
         let run = |v: Vec<i64>| -> Vec<f32> {
             let t = Tensor::<2, Int>::from_data(TensorData::new(v, [1, 3]), &device);

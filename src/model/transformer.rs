@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn gelu_tanh_matches_burns_gelu_approximate_and_its_gradient() {
         use burn::tensor::activation::gelu_approximate;
-        let device = Device::flex();
+        let device = crate::backend::cpu_device();
         let xs: Vec<f32> = (-400..=400).map(|i| i as f32 * 0.05).chain([-1e4, -60.0, 60.0, 1e4]).collect();
         let n = xs.len();
         let t = Tensor::<1>::from_data(TensorData::new(xs.clone(), [n]), &device);
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn paper_model_has_0_81_m_parameters() {
-        let m = paper_cfg().init(Init::Paper, 0, &Device::flex());
+        let m = paper_cfg().init(Init::Paper, 0, &crate::backend::cpu_device());
         // 18·256 + 32·256 + 4·(256·256+256) + (256·1024+1024) + (1024·256+256) + 3·512 + 256·18
         assert_eq!(m.param_count(), 807_680);
     }
@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn linear_attention_is_causal_and_unnormalized() {
         let cfg = TransformerConfig { d_model: 16, d_ff: 32, positions: 6, ..paper_cfg() };
-        let device = Device::flex();
+        let device = crate::backend::cpu_device();
         let m = cfg.init(Init::Gamma(0.3), 1, &device);
         let tokens = Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 2, 3, 4, 5, 6], [1, 6]), &device);
         let f = m.forward(tokens, None);
@@ -304,7 +304,7 @@ mod tests {
     #[test]
     fn softmax_rows_sum_to_one_and_future_tokens_do_not_leak() {
         let cfg = TransformerConfig { d_model: 16, d_ff: 32, positions: 6, softmax: true, ..paper_cfg() };
-        let device = Device::flex();
+        let device = crate::backend::cpu_device();
         let m = cfg.init(Init::Paper, 2, &device);
         let run = |toks: Vec<i64>| {
             let t = Tensor::<2, Int>::from_data(TensorData::new(toks, [1, 6]), &device);
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn multiplicative_mask_scales_the_attention_entry() {
         let cfg = TransformerConfig { d_model: 16, d_ff: 32, positions: 4, ..paper_cfg() };
-        let device = Device::flex();
+        let device = crate::backend::cpu_device();
         let m = cfg.init(Init::Paper, 3, &device);
         let t = Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 2, 3, 4], [1, 4]), &device);
         let mut mask = vec![1.0f32; 16];

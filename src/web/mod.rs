@@ -266,12 +266,18 @@ fn chunk<R: Serialize, S: Serialize>(
 #[wasm_bindgen]
 impl Session {
     /// Creates a run from a config (a JS object as produced by `parseQuery(...).config`) on
-    /// `backend` (`"webgpu"` or `"cpu"`). Rejects an invalid config or an unavailable device.
+    /// `backend`: `"webgpu"`, `"cpu"` (the project's CPU backend), or a named CPU backend
+    /// (`"flex"`, `"ndarray"`) when this build has it. Rejects an invalid config or an
+    /// unavailable device.
     pub async fn create(config: JsValue, backend: String) -> Result<Session, JsValue> {
         let cfg: RunConfig =
             serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
         let device = match backend.as_str() {
             "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
+            // A named CPU backend (the bench compares them); "cpu" is the project's choice.
+            "flex" | "ndarray" => {
+                crate::backend::device(crate::backend::BackendKind::parse(&backend).unwrap_or(crate::backend::CPU))
+            }
             _ => crate::backend::cpu_device(),
         };
         let trainer = Run::new(cfg, &device).map_err(js_err)?;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmarks, side by side in one run: this engine natively (each CPU backend, wgpu where an
+# adapter exists), the same model in PyTorch (bench/torch_bench.py), and this engine in headless
+# Chromium (bench/browser.mjs), with GFLOP/s and ratios; the page's time to the drop, its longest
+# main-thread task, the wasm size, and memory over a long run.
+#
+#   scripts/bench.sh          quick: a few steps per config, prints the report (≈ 2 min)
+#   scripts/bench.sh full     more steps, a 10 000-step memory run, a perf profile of the paper
+#                             step; writes BENCHMARKS.md (≈ 30 min on 2 cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+SUITE="${1:-quick}"
+case "$SUITE" in quick|full) ;; *) echo "usage: scripts/bench.sh [quick|full]" >&2; exit 2 ;; esac
+
+bash scripts/setup.sh
+
+# The PyTorch reference: Debian's CPU build of PyTorch. It calls the system BLAS, and Debian's
+# default BLAS is the slow reference implementation, so OpenBLAS (what a researcher's pip or
+# conda PyTorch would use in some form) is installed beside it.
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+need=()
+/usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
+dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q 'install ok installed' || need+=(libopenblas0-pthread)
+command -v gzip >/dev/null || need+=(gzip)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "bench: apt-get install ${need[*]}"
+  $SUDO apt-get update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}"
+fi
+
+bash scripts/build-web.sh
+cargo build --release --bin plateau
+
+if [ "$SUITE" = quick ]; then
+  exec target/release/plateau bench --suite quick --torch "/usr/bin/python3 bench/torch_bench.py"
+fi
+
+target/release/plateau bench --suite full --torch "/usr/bin/python3 bench/torch_bench.py" --write BENCHMARKS.md
+
+# Where a paper-preset step spends its time (perf, when the kernel allows it).
+if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null; then
+  DATA="$(mktemp)"
+  perf record -q -o "$DATA" -- target/release/plateau bench --only "ch1 paper" --backends ndarray \
+    --torch none --browser none --wasm none >/dev/null 2>&1
+  {
+    echo
+    echo "## Profile of the paper-preset step (native, ndarray)"
+    echo
+    echo "\`perf record\` of \`plateau bench --only \"ch1 paper\" --backends ndarray\` (3 warm-up and 2 timed steps),"
+    echo "the 25 symbols with the most samples:"
+    echo
+    echo '```text'
+    perf report -i "$DATA" --stdio --no-children --sort symbol 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+    echo '```'
+  } >> BENCHMARKS.md
+  rm -f "$DATA"
+fi
+echo "bench: wrote BENCHMARKS.md"

@@ -1,0 +1,571 @@
+//! `plateau bench`: training-step speed of this engine natively, of the same model in PyTorch,
+//! and of this engine in headless Chromium, measured side by side in one run, plus the page's
+//! time to the drop, its longest main-thread task, the wasm size and memory over a long run.
+//!
+//! The PyTorch reference is `bench/torch_bench.py`; the browser side is `bench/browser.mjs`
+//! (which opens `www/bench.html` and the page itself). This module runs both as child processes,
+//! reads the one JSON line each prints, and writes the figures and their ratios as a table
+//! ([`report`]); `scripts/bench.sh` installs what they need and writes `BENCHMARKS.md`.
+//!
+//! A *training step* is what a trainer's `advance` does between evaluations: a fresh batch, the
+//! forward pass, the loss read back to the host (the divergence check), the backward pass and one
+//! optimizer update. Evaluation is switched off while timing (`eval-every` 100 000), because its
+//! cost depends on the evaluation settings, not on the engine.
+
+use crate::backend::{self, BackendKind};
+use crate::config::{Attention, ModelKind, Preset, RunConfig, Task};
+use crate::run::Run;
+use crate::train::block_on;
+use std::process::Command;
+use std::time::Instant;
+
+/// One configuration to time.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Short name used in the tables.
+    pub name: &'static str,
+    /// The config as a page query (`plateau` and the browser both build the run from it).
+    pub query: &'static str,
+    /// Timed steps (after [`WARMUP`] untimed ones).
+    pub steps: usize,
+}
+
+/// Untimed steps before timing (allocations, kernel selection, caches).
+pub const WARMUP: usize = 3;
+
+/// The benchmark's configurations: chapter 1's paper and interactive presets and chapters 2 and
+/// 3 interactive defaults. `full` times more steps.
+pub fn cases(full: bool) -> Vec<Case> {
+    let k = if full { 4 } else { 1 };
+    vec![
+        Case { name: "ch1 paper", query: "preset=paper", steps: 2 * k },
+        Case { name: "ch1 interactive", query: "", steps: 10 * k },
+        Case { name: "ch2 interactive", query: "experiment=anchors", steps: 10 * k },
+        Case { name: "ch3 interactive", query: "experiment=syntax", steps: 10 * k },
+    ]
+}
+
+/// The config a case trains, with evaluation and snapshots switched off.
+pub fn case_config(case: &Case) -> RunConfig {
+    let mut cfg = crate::config::from_query(case.query).0;
+    cfg.steps = 1_000_000;
+    cfg.eval_every = 100_000;
+    cfg.snapshot_every = 100_000;
+    cfg
+}
+
+/// The tensor shapes of one training step, as the PyTorch reference takes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    /// Vocabulary size.
+    pub vocab: usize,
+    /// Input positions per sequence.
+    pub seq: usize,
+    /// Transformer layers.
+    pub layers: usize,
+    /// Heads per layer.
+    pub heads: usize,
+    /// Residual width.
+    pub d_model: usize,
+    /// MLP hidden width.
+    pub d_ff: usize,
+    /// Sequences per step.
+    pub batch: usize,
+    /// Softmax (`true`) or the paper's linear attention.
+    pub softmax: bool,
+    /// Decoder (`true`) or encoder.
+    pub causal: bool,
+    /// `all` (every position), `last` (last position), `mlm` (masked positions).
+    pub loss: &'static str,
+}
+
+/// The shapes of a transformer config's training step.
+pub fn shape(cfg: &RunConfig) -> Shape {
+    let (vocab, seq, causal, loss) = match cfg.experiment {
+        Task::Mws | Task::PrefixSum => (crate::data::mws::VOCAB, 2 * cfg.n, true, "all"),
+        Task::Anchors => (crate::data::anchors::VOCAB, crate::data::anchors::SEQ_LEN, true, "last"),
+        Task::Syntax => (crate::data::grammar::vocab_size(), crate::data::grammar::MAX_LEN, false, "mlm"),
+    };
+    Shape {
+        vocab,
+        seq,
+        layers: cfg.layers,
+        heads: cfg.heads,
+        d_model: cfg.d_model,
+        d_ff: cfg.d_ff,
+        batch: cfg.batch,
+        softmax: cfg.attention == Attention::Softmax,
+        causal,
+        loss,
+    }
+}
+
+/// Floating-point operations of one training step, counted on the matrix products only.
+///
+/// With `T = batch·seq` tokens, one layer's forward pass multiplies
+/// `2·T·d·d` for each of Q, K, V and the output projection, `2·batch·seq²·d` for the scores and
+/// again for `A·V`, and `2·T·d·d_ff` for each of the two MLP matrices; the head adds
+/// `2·T·d·vocab`. The backward pass costs twice the forward products (gradients with respect to
+/// inputs and to weights), so a step is `3 ×` the forward count. Embedding lookups, LayerNorm,
+/// GELU, softmax, the loss and the optimizer are not counted (they are memory-bound and small
+/// beside the products).
+pub fn train_step_flops(s: &Shape) -> f64 {
+    let (b, t, d, f, v) = (s.batch as f64, s.seq as f64, s.d_model as f64, s.d_ff as f64, s.vocab as f64);
+    let tokens = b * t;
+    let per_layer = 4.0 * 2.0 * tokens * d * d + 2.0 * 2.0 * b * t * t * d + 2.0 * 2.0 * tokens * d * f;
+    let forward = s.layers as f64 * per_layer + 2.0 * tokens * d * v;
+    3.0 * forward
+}
+
+/// Milliseconds per training step of `case` on `kind`, natively.
+pub fn time_native(case: &Case, kind: BackendKind) -> Result<f64, String> {
+    let cfg = case_config(case);
+    let steps = case.steps;
+    let run = move || -> Result<f64, String> {
+        let mut run = Run::new(cfg, &backend::device(kind)).map_err(|e| e.to_string())?;
+        for _ in 0..WARMUP {
+            block_on(run.advance());
+        }
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            block_on(run.advance());
+        }
+        Ok(t0.elapsed().as_secs_f64() * 1000.0 / steps as f64)
+    };
+    // burn panics when wgpu finds no adapter; report that as "unavailable" instead.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|p| {
+        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        Err(format!("failed: {}", msg.unwrap_or_else(|| "panic".into()).lines().next().unwrap_or("")))
+    })
+}
+
+/// The PyTorch reference's result for one case.
+#[derive(Clone, Debug)]
+pub struct TorchResult {
+    /// Milliseconds per step.
+    pub ms: f64,
+    /// PyTorch version.
+    pub version: String,
+}
+
+/// Runs the PyTorch reference (`python3 bench/torch_bench.py`, or `cmd`) on `case` with
+/// `threads` threads.
+pub fn time_torch(cmd: &str, case: &Case, threads: usize) -> Result<TorchResult, String> {
+    let cfg = case_config(case);
+    if cfg.experiment == Task::Anchors && cfg.model != ModelKind::Transformer {
+        return Err("the PyTorch reference implements the transformer only".into());
+    }
+    let s = shape(&cfg);
+    let args: Vec<String> = [
+        ("--vocab", s.vocab.to_string()),
+        ("--seq", s.seq.to_string()),
+        ("--layers", s.layers.to_string()),
+        ("--heads", s.heads.to_string()),
+        ("--d-model", s.d_model.to_string()),
+        ("--d-ff", s.d_ff.to_string()),
+        ("--batch", s.batch.to_string()),
+        ("--attention", (if s.softmax { "softmax" } else { "linear" }).to_string()),
+        ("--causal", (if s.causal { "yes" } else { "no" }).to_string()),
+        ("--loss", s.loss.to_string()),
+        ("--lr", cfg.lr.to_string()),
+        ("--weight-decay", cfg.weight_decay.to_string()),
+        ("--steps", case.steps.to_string()),
+        ("--threads", threads.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(k, v)| [k.to_string(), v])
+    .collect();
+    let v: serde_json::Value = run_json(cmd, &args)?;
+    Ok(TorchResult {
+        ms: v["ms_per_step"].as_f64().ok_or("no ms_per_step in the PyTorch output")?,
+        version: v["torch"].as_str().unwrap_or("?").to_string(),
+    })
+}
+
+fn last_line(bytes: &[u8]) -> &[u8] {
+    let s = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    s.rsplit(|&c| c == b'\n').next().unwrap_or(s)
+}
+
+/// What the browser side measured (`bench/browser.mjs` prints it as one JSON line).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct BrowserResult {
+    /// Browser version string.
+    #[serde(default)]
+    pub browser: String,
+    /// The WebGPU adapter, if one was found.
+    #[serde(default)]
+    pub webgpu_adapter: Option<String>,
+    /// Per case and backend: milliseconds per step, or an error.
+    #[serde(default)]
+    pub steps: Vec<BrowserStep>,
+    /// The page with no URL parameters: training seconds and step at which test accuracy first
+    /// reached 0.5.
+    #[serde(default)]
+    pub drop_seconds: Option<f64>,
+    /// Step of the drop on the page.
+    #[serde(default)]
+    pub drop_step: Option<u64>,
+    /// Longest main-thread task (ms) between the first training step and the drop.
+    #[serde(default)]
+    pub longest_task_ms: Option<f64>,
+    /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
+    #[serde(default)]
+    pub memory: Vec<(u64, f64)>,
+}
+
+/// One browser timing.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct BrowserStep {
+    /// Case name.
+    pub name: String,
+    /// `cpu` or `webgpu`.
+    pub backend: String,
+    /// Milliseconds per step.
+    pub ms: Option<f64>,
+    /// Why there is no figure.
+    pub error: Option<String>,
+}
+
+/// Runs the browser side (`node bench/browser.mjs`, or `cmd`) with the cases as JSON.
+pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize) -> Result<BrowserResult, String> {
+    let spec: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|c| serde_json::json!({"name": c.name, "query": c.query, "steps": c.steps, "warmup": WARMUP}))
+        .collect();
+    run_json(cmd, &[serde_json::json!({"cases": spec, "memory_steps": memory_steps}).to_string()])
+}
+
+/// Runs `cmd` (a program and its arguments, split on whitespace) with `args` appended and parses
+/// the last line of its standard output as JSON; the error names the program and its last
+/// line of standard error.
+fn run_json<T: serde::de::DeserializeOwned>(cmd: &str, args: &[String]) -> Result<T, String> {
+    let mut parts = cmd.split_whitespace();
+    let prog = parts.next().ok_or("empty command")?;
+    let out = Command::new(prog).args(parts).args(args).output().map_err(|e| format!("could not start {prog}: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("{prog} failed: {}", err.lines().last().unwrap_or("no message")));
+    }
+    serde_json::from_slice(last_line(&out.stdout)).map_err(|e| format!("unreadable output from {prog}: {e}"))
+}
+
+/// Resident and peak memory of this process (`VmRSS`, `VmHWM` from `/proc/self/status`), bytes.
+pub fn memory_now() -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<f64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024.0)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// Trains the interactive chapter 1 preset for `steps` steps with its default evaluation and
+/// snapshot settings and returns `(step, resident bytes, peak bytes)` at 10 %, 50 % and 100 %.
+pub fn native_memory(steps: usize) -> Vec<(usize, f64, f64)> {
+    let mut cfg = RunConfig::preset(Preset::Interactive);
+    cfg.steps = steps;
+    let Ok(mut run) = Run::new(cfg, &backend::cpu_device()) else { return vec![] };
+    let marks = [steps / 10, steps / 2, steps];
+    let mut out = vec![];
+    while run.step() < steps {
+        block_on(run.advance());
+        if marks.contains(&run.step()) && out.last().map(|(s, _, _)| *s) != Some(run.step()) {
+            if let Some((rss, hwm)) = memory_now() {
+                out.push((run.step(), rss, hwm));
+            }
+        }
+    }
+    out
+}
+
+/// Size in bytes of `path` raw and gzip-compressed (`gzip -9`, as a static host would serve it).
+pub fn wasm_size(path: &str) -> Result<(u64, u64), String> {
+    let raw = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?.len();
+    let out = Command::new("gzip").args(["-9", "-c", path]).output().map_err(|e| format!("gzip: {e}"))?;
+    if !out.status.success() {
+        return Err("gzip failed".into());
+    }
+    Ok((raw, out.stdout.len() as u64))
+}
+
+/// Everything one bench run measured.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    /// `plateau bench …` as invoked, for the report's header.
+    pub command: String,
+    /// Threads available to this process (rayon, matrixmultiply and PyTorch use this many).
+    pub threads: usize,
+    /// CPU model from `/proc/cpuinfo`.
+    pub cpu: String,
+    /// Per case: native ms/step per backend name (or why not).
+    pub native: Vec<(Case, Vec<(String, Result<f64, String>)>)>,
+    /// Per case: PyTorch ms/step (or why not).
+    pub torch: Vec<Result<TorchResult, String>>,
+    /// The browser side (or why not).
+    pub browser: Option<Result<BrowserResult, String>>,
+    /// Page wasm size, raw and gzip (or why not).
+    pub wasm: Option<Result<(u64, u64), String>>,
+    /// Native memory over a long run: `(step, rss, peak)`.
+    pub memory: Vec<(usize, f64, f64)>,
+}
+
+/// The CPU model name of this machine.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn fmt_ms(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.0}")
+    } else {
+        format!("{ms:.1}")
+    }
+}
+
+fn mb(bytes: f64) -> String {
+    format!("{:.1} MB", bytes / 1e6)
+}
+
+/// The report as Markdown: the step table with GFLOP/s and ratios, then each target of issue #9
+/// with the figure that decides it, then memory.
+pub fn report(r: &Results, date: &str) -> String {
+    let mut o = String::new();
+    o.push_str("# Benchmarks\n\n");
+    o.push_str(&format!(
+        "Written by `{}` on {date}, on {} with {} CPU thread(s) available; every figure below comes from \
+         that one run, measured side by side on the same machine (none is edited by hand). A training \
+         step is a fresh batch, forward, the loss read back, backward and one optimizer update \
+         (evaluation off). GFLOP/s counts the matrix products only (`bench::train_step_flops`: 3 × the \
+         forward products). Native CPU backends, rayon, matrixmultiply and PyTorch all use the same \
+         thread count.\n\n",
+        r.command, r.cpu, r.threads
+    ));
+    let torch_version = r.torch.iter().find_map(|t| t.as_ref().ok().map(|t| t.version.clone()));
+    let browser = r.browser.as_ref().and_then(|b| b.as_ref().ok());
+    if let Some(v) = &torch_version {
+        o.push_str(&format!("PyTorch: {v} (Debian's CPU build), `bench/torch_bench.py`. "));
+    }
+    if let Some(b) = browser {
+        o.push_str(&format!(
+            "Browser: {} headless, `bench/browser.mjs`; WebGPU adapter: {}.",
+            b.browser,
+            b.webgpu_adapter.as_deref().unwrap_or("none")
+        ));
+    }
+    o.push_str("\n\n## Training step\n\n");
+    o.push_str(
+        "| config | GFLOP/step | engine | ms/step | steps/s | GFLOP/s | ÷ PyTorch steps/s | ÷ native CPU steps/s |\n",
+    );
+    o.push_str("|---|---|---|---|---|---|---|---|\n");
+    for (i, (case, natives)) in r.native.iter().enumerate() {
+        let flops = train_step_flops(&shape(&case_config(case)));
+        let torch = r.torch.get(i).and_then(|t| t.as_ref().ok()).map(|t| t.ms);
+        let cpu_native =
+            natives.iter().find(|(n, _)| n == backend::CPU.name()).and_then(|(_, m)| m.as_ref().ok().copied());
+        let mut rows: Vec<(String, Result<f64, String>)> =
+            natives.iter().map(|(n, m)| (format!("native {n}"), m.clone())).collect();
+        rows.push(("PyTorch".into(), r.torch.get(i).cloned().unwrap_or(Err("not run".into())).map(|t| t.ms)));
+        match &r.browser {
+            Some(Ok(b)) => {
+                for st in b.steps.iter().filter(|s| s.name == case.name) {
+                    let label = if st.backend == "webgpu" { "browser WebGPU" } else { "browser CPU (wasm)" };
+                    rows.push((label.into(), st.ms.ok_or_else(|| st.error.clone().unwrap_or_default())));
+                }
+            }
+            Some(Err(e)) => rows.push(("browser".into(), Err(e.clone()))),
+            None => {}
+        }
+        for (label, m) in rows {
+            match m {
+                Ok(ms) => {
+                    let ratio = |base: Option<f64>| base.map_or("–".into(), |b| format!("{:.2}×", b / ms));
+                    o.push_str(&format!(
+                        "| {} | {:.2} | {label} | {} | {:.2} | {:.1} | {} | {} |\n",
+                        case.name,
+                        flops / 1e9,
+                        fmt_ms(ms),
+                        1000.0 / ms,
+                        flops / ms / 1e6,
+                        if label == "PyTorch" { "1×".into() } else { ratio(torch) },
+                        ratio(cpu_native),
+                    ));
+                }
+                Err(e) => o.push_str(&format!(
+                    "| {} | {:.2} | {label} | unavailable: {e} | | | | |\n",
+                    case.name,
+                    flops / 1e9
+                )),
+            }
+        }
+    }
+
+    o.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+    let yes = |b: bool| if b { "yes" } else { "**no**" };
+    let find_native = |name: &str| {
+        r.native.iter().position(|(c, _)| c.name == name).and_then(|i| {
+            let n = r.native[i]
+                .1
+                .iter()
+                .find(|(n, _)| n == backend::CPU.name())
+                .and_then(|(_, m)| m.as_ref().ok().copied());
+            Some((i, n?))
+        })
+    };
+    if let Some((i, native)) = find_native("ch1 paper") {
+        match r.torch.get(i) {
+            Some(Ok(t)) => {
+                let ratio = t.ms / native;
+                o.push_str(&format!(
+                    "| native ≥ 1.5× PyTorch steps/s at the paper preset, same threads | {ratio:.2}× ({} vs {} ms/step) | {} |\n",
+                    fmt_ms(native),
+                    fmt_ms(t.ms),
+                    yes(ratio >= 1.5)
+                ));
+            }
+            other => o.push_str(&format!(
+                "| native ≥ 1.5× PyTorch steps/s at the paper preset | PyTorch unavailable: {} | – |\n",
+                other.map_or("not run".into(), |e| e.clone().err().unwrap_or_default())
+            )),
+        }
+    }
+    if let Some(b) = browser {
+        for (case, _) in &r.native {
+            let Some((_, native)) = find_native(case.name) else { continue };
+            if let Some(ms) = b.steps.iter().find(|s| s.name == case.name && s.backend == "cpu").and_then(|s| s.ms) {
+                let ratio = native / ms;
+                o.push_str(&format!(
+                    "| browser CPU ≥ 0.5× native, {} | {ratio:.2}× ({} vs {} ms/step) | {} |\n",
+                    case.name,
+                    fmt_ms(ms),
+                    fmt_ms(native),
+                    yes(ratio >= 0.5)
+                ));
+            }
+        }
+        match (b.drop_seconds, b.drop_step) {
+            (Some(s), Some(step)) => o.push_str(&format!(
+                "| interactive preset's drop (test accuracy ≥ 0.5) within 15 s in headless Chromium | {s:.1} s of training (step {step}) | {} |\n",
+                yes(s <= 15.0)
+            )),
+            _ => o.push_str("| interactive preset's drop within 15 s in headless Chromium | no drop measured | **no** |\n"),
+        }
+        if let Some(t) = b.longest_task_ms {
+            o.push_str(&format!(
+                "| no main-thread task over 50 ms while training | longest {t:.0} ms | {} |\n",
+                yes(t <= 50.0)
+            ));
+        }
+    }
+    match &r.wasm {
+        Some(Ok((raw, gz))) => o.push_str(&format!(
+            "| the page's wasm ≤ 3 MB gzip-compressed | {} raw, {} gzip -9 | {} |\n",
+            mb(*raw as f64),
+            mb(*gz as f64),
+            yes(*gz <= 3_000_000)
+        )),
+        Some(Err(e)) => o.push_str(&format!("| the page's wasm ≤ 3 MB gzip-compressed | unavailable: {e} | – |\n")),
+        None => {}
+    }
+
+    o.push_str("\n## Memory over a long run\n\n");
+    let browser_memory = browser.map_or(&[][..], |b| &b.memory[..]);
+    if r.memory.is_empty() && browser_memory.is_empty() {
+        o.push_str("Not measured in this run.\n");
+    } else {
+        o.push_str("Chapter 1 interactive preset with its default evaluation (every 5 steps) and snapshots (every 10; \
+                    the history thins itself to a fixed bound).\n\n| where | step | resident | peak |\n|---|---|---|---|\n");
+    }
+    {
+        for (step, rss, hwm) in &r.memory {
+            o.push_str(&format!("| native (whole process) | {step} | {} | {} |\n", mb(*rss), mb(*hwm)));
+        }
+    }
+    for (step, bytes) in browser_memory {
+        o.push_str(&format!("| browser (wasm linear memory, never shrinks) | {step} | {} | – |\n", mb(*bytes)));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flops_of_the_paper_step_by_hand() {
+        // Paper preset: batch 256, seq 32, d 256, d_ff 1024, vocab 18, 1 layer.
+        // T = 8192 tokens. Projections 4·2·8192·256² = 4 294 967 296; scores and A·V
+        // 2·2·256·32²·256 = 268 435 456; MLP 2·2·8192·256·1024 = 8 589 934 592; head
+        // 2·8192·256·18 = 75 497 472. Forward 13 228 834 816; step ×3 = 39 686 504 448.
+        let s = shape(&RunConfig::preset(Preset::Paper));
+        assert_eq!((s.batch, s.seq, s.d_model, s.d_ff, s.vocab, s.layers), (256, 32, 256, 1024, 18, 1));
+        assert_eq!(train_step_flops(&s), 39_686_504_448.0);
+    }
+
+    #[test]
+    fn shapes_follow_the_chapters() {
+        let s2 = shape(&case_config(&cases(false)[2]));
+        assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (9, 100, "last", true, true));
+        let s3 = shape(&case_config(&cases(false)[3]));
+        assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads), (20, "mlm", false, 4));
+    }
+
+    #[test]
+    fn report_ratios_and_targets_by_hand() {
+        let paper = cases(false)[0].clone();
+        let r = Results {
+            command: "plateau bench".into(),
+            threads: 2,
+            cpu: "test CPU".into(),
+            native: vec![(paper.clone(), vec![(backend::CPU.name().to_string(), Ok(100.0))])],
+            torch: vec![Ok(TorchResult { ms: 150.0, version: "1.13".into() })],
+            browser: Some(Ok(BrowserResult {
+                browser: "Chromium 1".into(),
+                steps: vec![BrowserStep {
+                    name: paper.name.into(),
+                    backend: "cpu".into(),
+                    ms: Some(250.0),
+                    error: None,
+                }],
+                drop_seconds: Some(12.34),
+                drop_step: Some(225),
+                longest_task_ms: Some(61.0),
+                ..Default::default()
+            })),
+            wasm: Some(Ok((9_000_000, 2_900_000))),
+            memory: vec![(1000, 20e6, 21e6)],
+        };
+        let text = report(&r, "2026-11-30");
+        // 39.69 GFLOP in 100 ms = 396.9 GFLOP/s; PyTorch 150 ms ÷ 100 ms = 1.50× the steps/s.
+        assert!(
+            text.contains("| ch1 paper | 39.69 | native cpu (ndarray) | 100 | 10.00 | 396.9 | 1.50× | 1.00× |"),
+            "{text}"
+        );
+        assert!(text.contains("| ch1 paper | 39.69 | PyTorch | 150 | 6.67 | 264.6 | 1× | 0.67× |"), "{text}");
+        // Browser 250 ms: 0.60× PyTorch, 0.40× native.
+        assert!(text.contains("| browser CPU (wasm) | 250 | 4.00 | 158.7 | 0.60× | 0.40× |"), "{text}");
+        assert!(text.contains("same threads | 1.50× (100 vs 150 ms/step) | yes |"), "{text}");
+        assert!(
+            text.contains("browser CPU ≥ 0.5× native, ch1 paper | 0.40× (250 vs 100 ms/step) | **no** |"),
+            "{text}"
+        );
+        assert!(text.contains("| 12.3 s of training (step 225) | yes |"), "{text}");
+        assert!(text.contains("| longest 61 ms | **no** |"), "{text}");
+        assert!(text.contains("| 9.0 MB raw, 2.9 MB gzip -9 | yes |"), "{text}");
+        assert!(text.contains("| native (whole process) | 1000 | 20.0 MB | 21.0 MB |"), "{text}");
+    }
+
+    #[test]
+    fn last_line_of_child_output() {
+        assert_eq!(last_line(b"noise\n{\"a\":1}\n"), b"{\"a\":1}");
+        assert_eq!(last_line(b"{\"a\":1}"), b"{\"a\":1}");
+    }
+}

@@ -1,0 +1,54 @@
+// Step timing for `plateau bench` (driven by bench/browser.mjs through window.plateauBench).
+// It runs the engine on the main thread: nothing else happens on this page, and the timing of a
+// step is the same as in the page's worker.
+import init, { parseQuery, chooseBackend, Session } from './pkg/plateau.js';
+
+const wasm = await init();
+
+/** Config of a page query with evaluation and snapshots off (as the native bench). */
+function benchConfig(query, steps) {
+  const { config } = parseQuery(query);
+  return { ...config, steps, 'eval-every': 100000, 'snapshot-every': 100000 };
+}
+
+window.plateauBench = {
+  /** The WebGPU probe's answer (`chooseBackend('')`). */
+  probe: () => chooseBackend(''),
+
+  /** Milliseconds per step of `query` on `backend` ('cpu' | 'webgpu'): `warmup` untimed steps,
+   * then `steps` timed ones. */
+  async time(query, steps, warmup, backend) {
+    const session = await Session.create(benchConfig(query, 1000000), backend);
+    try {
+      await session.runFor(1e12, warmup);
+      const t0 = performance.now();
+      await session.runFor(1e12, steps);
+      return (performance.now() - t0) / steps;
+    } finally {
+      session.free();
+    }
+  },
+
+  /** Size of the wasm linear memory (bytes) at 10 %, 50 % and 100 % of a `steps`-step run of the
+   * chapter 1 interactive preset with its default evaluation and snapshots (on the CPU backend). */
+  async memory(steps) {
+    const { config } = parseQuery('');
+    const session = await Session.create({ ...config, steps }, 'cpu');
+    const out = [];
+    try {
+      for (const mark of [Math.floor(steps / 10), Math.floor(steps / 2), steps]) {
+        let step = out.length ? out[out.length - 1][0] : 0;
+        while (step < mark) {
+          const r = await session.runFor(1e12, mark - step);
+          step = r.step;
+          if (r.status !== 'running') break;
+        }
+        out.push([step, wasm.memory.buffer.byteLength]);
+      }
+    } finally {
+      session.free();
+    }
+    return out;
+  },
+};
+document.getElementById('ready').hidden = false;
