@@ -29,9 +29,12 @@ try {
   if (info.adapter) {
     out.webgpu_adapter = `${info.vendor || '?'} ${info.architecture || ''}${info.fallback ? ' (software fallback)' : ''}`.trim();
   }
-  const backends = info.adapter ? ['cpu', 'webgpu'] : ['cpu'];
+  // A software adapter (SwiftShader in headless Chromium) takes minutes per paper-preset step:
+  // time it on the interactive preset only.
+  const backendsOf = (c) => (!info.adapter ? ['cpu']
+    : info.fallback && c.name !== 'ch1 interactive' ? ['cpu'] : ['cpu', 'webgpu']);
   for (const c of spec.cases) {
-    for (const backend of backends) {
+    for (const backend of backendsOf(c)) {
       log(`${c.name} — ${backend}`);
       try {
         const ms = await page.evaluate(({ q, n, w, b }) => window.plateauBench.time(q, n, w, b), { q: c.query, n: c.steps, w: c.warmup, b: backend });

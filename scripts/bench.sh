@@ -5,8 +5,9 @@
 # main-thread task, the wasm size, and memory over a long run.
 #
 #   scripts/bench.sh          quick: a few steps per config, prints the report (≈ 2 min)
-#   scripts/bench.sh full     more steps, a 10 000-step memory run, a perf profile of the paper
-#                             step; writes BENCHMARKS.md (≈ 30 min on 2 cores)
+#   scripts/bench.sh full     more steps, a 10 000-step memory run (MEMORY_STEPS=N to change),
+#                             a perf profile of the paper step; writes BENCHMARKS.md
+#                             (≈ 35 min on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -37,7 +38,8 @@ if [ "$SUITE" = quick ]; then
   exec target/release/plateau bench --suite quick --torch "/usr/bin/python3 bench/torch_bench.py"
 fi
 
-target/release/plateau bench --suite full --torch "/usr/bin/python3 bench/torch_bench.py" --write BENCHMARKS.md
+target/release/plateau bench --suite full --memory-steps "${MEMORY_STEPS:-10000}" \
+  --torch "/usr/bin/python3 bench/torch_bench.py" --write BENCHMARKS.md
 
 # Where a paper-preset step spends its time (perf, when the kernel allows it).
 if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null; then

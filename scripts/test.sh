@@ -55,13 +55,15 @@ stage build-web bash scripts/build-web.sh
 # options, so --nocapture reaches wasm-bindgen-test-runner only.
 # The runner reads browser capabilities from webdriver.json.
 # The wasm release profile of build-web.sh (LTO, stripped), so both share compiled dependencies.
+# `--lib --test web`: the unit and browser tests only (the other test files are native-only). The doc examples run natively in native-tests;
+# compiled for wasm with fat LTO each took minutes and over 5 GB of memory.
 source scripts/web-profile.sh
 stage browser-tests env \
   WASM_BINDGEN_TEST_TIMEOUT=600 \
   CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
-  --release --mode no-install -- -- --nocapture
+  --release --mode no-install -- --lib --test web -- --nocapture
 stage e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
 
 report
