@@ -54,7 +54,8 @@ if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null
     echo "the 25 symbols with the most samples:"
     echo
     echo '```text'
-    perf report -i "$DATA" --stdio --no-children --sort symbol 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+    { perf report -i "$DATA" --stdio --no-children --sort symbol 2>/dev/null || true; } \
+      | grep -v '^#' | grep -v '^$' | sed -e 's/[[:space:]-]*$//' | head -25 || true
     echo '```'
   } >> BENCHMARKS.md
   rm -f "$DATA"
