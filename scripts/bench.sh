@@ -4,7 +4,7 @@
 # Chromium (bench/browser.mjs), with GFLOP/s and ratios; the page's time to the drop, its longest
 # main-thread task, the wasm size, and memory over a long run.
 #
-#   scripts/bench.sh          quick: a few steps per config, prints the report (≈ 2 min)
+#   scripts/bench.sh          quick: a few steps per config, prints the report (≈ 5 min)
 #   scripts/bench.sh full     more steps, a 10 000-step memory run (MEMORY_STEPS=N to change),
 #                             a perf profile of the paper step; writes BENCHMARKS.md
 #                             (≈ 35 min on 2 cores)
