@@ -290,6 +290,9 @@ pub fn wasm_size(path: &str) -> Result<(u64, u64), String> {
     Ok((raw, out.stdout.len() as u64))
 }
 
+/// One native timing: the backend's name and its ms/step, or why there is none.
+pub type NativeTiming = (String, Result<f64, String>);
+
 /// Everything one bench run measured.
 #[derive(Clone, Debug, Default)]
 pub struct Results {
@@ -300,7 +303,7 @@ pub struct Results {
     /// CPU model from `/proc/cpuinfo`.
     pub cpu: String,
     /// Per case: native ms/step per backend name (or why not).
-    pub native: Vec<(Case, Vec<(String, Result<f64, String>)>)>,
+    pub native: Vec<(Case, Vec<NativeTiming>)>,
     /// Per case: PyTorch ms/step (or why not).
     pub torch: Vec<Result<TorchResult, String>>,
     /// The browser side (or why not).
