@@ -427,7 +427,9 @@ function scheduleDraw(now) {
         if (state.drawAgain) scheduleDraw(false); // state changed after the chain had begun
         return;
       }
+      const t0 = performance.now();
       job();
+      window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
       requestAnimationFrame(next);
     };
     requestAnimationFrame(next);
@@ -437,8 +439,10 @@ function scheduleDraw(now) {
 // Fault injection for the end-to-end tests: window.plateauTest('diverge' | 'device-loss').
 window.plateauTest = (what) => send({ type: 'test', what });
 
-// Longest main-thread task seen (Long Tasks API), for the end-to-end test and the curious.
+// Longest main-thread task seen (Long Tasks API), and the longest drawing job's own script time,
+// for the end-to-end test, the bench and the curious.
 window.plateauLongestTaskMs = 0;
+window.plateauLongestDrawMs = 0;
 if ('PerformanceObserver' in window && PerformanceObserver.supportedEntryTypes && PerformanceObserver.supportedEntryTypes.includes('longtask')) {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.plateauLongestTaskMs = Math.max(window.plateauLongestTaskMs, e.duration);
@@ -559,6 +563,7 @@ function drawJobs() {
       $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
     },
     drawSnapshot,
+    drawSnapshotCos,
   ];
 }
 
@@ -705,24 +710,30 @@ function drawSyntaxSnapshot() {
 
 // ---- chapter 1 ----
 
+/** The attention map of the current snapshot (one draw job; the cosine map is the next). */
 function drawSnapshot() {
   const snap = scrubSnap();
   if (!snap) return;
-  const dark = darkScheme.matches;
   const softmax = state.runCfg && state.runCfg.attention === 'softmax';
   const att = snap.attention;
   const vmax = Math.max(1e-9, ...att.map(Math.abs));
-  let canvas = $('map-att');
+  const canvas = $('map-att');
   drawHeatmap(canvas, {
     values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
-    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
-  });
-  canvas = $('map-cos');
-  drawHeatmap(canvas, {
-    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
-    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark,
+    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
   });
   $('sum-att').textContent = `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`;
+}
+
+/** The hidden-state cosine map and the decoded samples of the current snapshot. */
+function drawSnapshotCos() {
+  const snap = currentSnap();
+  if (!snap) return;
+  const canvas = $('map-cos');
+  drawHeatmap(canvas, {
+    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark: darkScheme.matches,
+  });
   const offdiag = [];
   for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
   $('sum-mapcos').textContent = `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`;
