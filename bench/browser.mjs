@@ -6,14 +6,14 @@
 //
 // Prints one JSON line (see `bench::BrowserResult`):
 //   {browser, webgpu_adapter, steps:[{name, backend, ms|error}], drop_seconds, drop_step,
-//    longest_task_ms, memory:[[step, bytes]]}
+//    longest_task_ms, longest_draw_ms, memory:[[step, bytes]]}
 // Needs www/pkg (scripts/build-web.sh). Progress goes to stderr.
 
 import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
 const log = (...a) => console.error('browser:', ...a);
-const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, memory: [] };
+const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, memory: [] };
 
 const server = await startServer();
 const browser = await launch();
@@ -68,6 +68,7 @@ try {
   await p2.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 120_000, polling: 50 });
   await p2.evaluate(() => {
     window.__longest = 0;
+    window.plateauLongestDrawMs = 0;
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
       .observe({ type: 'longtask' });
   });
@@ -78,6 +79,7 @@ try {
     out.drop_step = drop.step;
   }
   out.longest_task_ms = await p2.evaluate(() => window.__longest);
+  out.longest_draw_ms = await p2.evaluate(() => window.plateauLongestDrawMs);
   log(`drop ${JSON.stringify(drop)}, longest task ${out.longest_task_ms} ms`);
   await ctx2.close();
 } finally {

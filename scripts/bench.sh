@@ -41,23 +41,33 @@ fi
 target/release/plateau bench --suite full --memory-steps "${MEMORY_STEPS:-10000}" \
   --torch "/usr/bin/python3 bench/torch_bench.py" --write BENCHMARKS.md
 
-# Where a paper-preset step spends its time (perf, when the kernel allows it).
+# Where a paper-preset step spends its time (perf, when the kernel allows it): the fastest
+# native backend (Flex), by thread and by kind of work, then the top symbols.
 if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null; then
   DATA="$(mktemp)"
-  perf record -q -o "$DATA" -- target/release/plateau bench --only "ch1 paper" --backends ndarray \
-    --torch none --browser none --wasm none >/dev/null 2>&1
+  perf record -q -o "$DATA" -- target/release/plateau bench --only "ch1 paper" --backends flex \
+    --torch none --browser none --wasm none --memory-steps 0 --one-thread no >/dev/null 2>&1
+  REPORT="$(mktemp)"
+  { perf report -i "$DATA" --stdio --no-children -g none --sort pid,symbol 2>/dev/null || true; } \
+    | grep -v '^#' | grep -v '^$' | sed -e 's/[[:space:]]*-[[:space:]]*-[[:space:]]*$//' -e 's/[[:space:]]*$//' > "$REPORT"
   {
     echo
-    echo "## Profile of the paper-preset step (native, ndarray)"
+    echo "## Profile of the paper-preset step (native, Flex)"
     echo
-    echo "\`perf record\` of \`plateau bench --only \"ch1 paper\" --backends ndarray\` (3 warm-up and 2 timed steps),"
-    echo "the 25 symbols with the most samples:"
+    echo "\`perf record\` of \`plateau bench --only \"ch1 paper\" --backends flex\` (model set-up, 3 warm-up and"
+    echo "the timed steps). Share of all CPU samples by thread (the lowest thread id is the main thread,"
+    echo "which runs every op that is not a matrix product) and by kind of work:"
+    echo
+    echo "| thread | kind of work | share of samples |"
+    echo "|---|---|---|"
+    awk -f scripts/perf-summary.awk "$REPORT" | sort -t'|' -k2,2 -k4,4nr
+    echo
+    echo "The 25 thread/symbol pairs with the most samples:"
     echo
     echo '```text'
-    { perf report -i "$DATA" --stdio --no-children --sort symbol 2>/dev/null || true; } \
-      | grep -v '^#' | grep -v '^$' | sed -e 's/[[:space:]-]*$//' | head -25 || true
+    head -25 "$REPORT"
     echo '```'
   } >> BENCHMARKS.md
-  rm -f "$DATA"
+  rm -f "$DATA" "$REPORT"
 fi
 echo "bench: wrote BENCHMARKS.md"

@@ -44,6 +44,15 @@ impl BackendKind {
             _ => None,
         }
     }
+    /// The name [`BackendKind::parse`] takes (`--backend`, `--backends`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            #[cfg(not(target_arch = "wasm32"))]
+            BackendKind::Flex => "flex",
+            BackendKind::NdArray => "ndarray",
+            BackendKind::Wgpu => "wgpu",
+        }
+    }
     /// A short name for status lines and CSV.
     pub fn name(self) -> &'static str {
         match self {

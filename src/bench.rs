@@ -139,6 +139,67 @@ pub fn time_native(case: &Case, kind: BackendKind) -> Result<f64, String> {
     })
 }
 
+/// One native timing as `plateau bench --json` prints it (the one-thread child of
+/// [`time_native_one_thread`]).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct JsonTiming {
+    /// Backend name (`BackendKind::name`).
+    pub backend: String,
+    /// Milliseconds per step.
+    pub ms: Option<f64>,
+    /// Why there is no figure.
+    pub error: Option<String>,
+}
+
+impl JsonTiming {
+    /// From a native timing.
+    pub fn from_timing((backend, m): &NativeTiming) -> Self {
+        JsonTiming { backend: backend.clone(), ms: m.as_ref().ok().copied(), error: m.as_ref().err().cloned() }
+    }
+    fn into_timing(self) -> NativeTiming {
+        (self.backend, self.ms.ok_or_else(|| self.error.unwrap_or_else(|| "no figure".into())))
+    }
+}
+
+/// Environment that makes every CPU kernel of a child process single-threaded: rayon's pool
+/// (burn's CPU backends, Flex's GEMM) and matrixmultiply's own threads (NdArray's GEMM).
+pub const ONE_THREAD_ENV: [(&str, &str); 2] = [("RAYON_NUM_THREADS", "1"), ("MATMUL_NUM_THREADS", "1")];
+
+/// Milliseconds per step of `case` natively with one thread, per backend in `backends` (names
+/// as `--backends` takes them): this executable again, as a child process with
+/// [`ONE_THREAD_ENV`] (the thread pools are fixed when a process first uses them). The browser
+/// runs one thread, so this is the figure to compare it with.
+pub fn time_native_one_thread(case: &Case, backends: &str, full: bool) -> Result<Vec<NativeTiming>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("no path to this executable: {e}"))?;
+    let exe = exe.to_str().ok_or("executable path is not UTF-8")?;
+    if exe.contains(char::is_whitespace) {
+        return Err(format!("executable path {exe:?} contains whitespace"));
+    }
+    let args: Vec<String> = [
+        "bench",
+        "--suite",
+        if full { "full" } else { "quick" },
+        "--only",
+        case.name,
+        "--backends",
+        backends,
+        "--torch",
+        "none",
+        "--browser",
+        "none",
+        "--wasm",
+        "none",
+        "--memory-steps",
+        "0",
+        "--json",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let rows: Vec<JsonTiming> = run_json_env(exe, &args, &ONE_THREAD_ENV)?;
+    Ok(rows.into_iter().map(JsonTiming::into_timing).collect())
+}
+
 /// The PyTorch reference's result for one case.
 #[derive(Clone, Debug)]
 pub struct TorchResult {
@@ -209,6 +270,10 @@ pub struct BrowserResult {
     /// Longest main-thread task (ms) between the first training step and the drop.
     #[serde(default)]
     pub longest_task_ms: Option<f64>,
+    /// The page's own longest chart-drawing job (script time, ms) over the same stretch: the
+    /// rest of a long task is the browser's style, layout and paint.
+    #[serde(default)]
+    pub longest_draw_ms: Option<f64>,
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
@@ -240,9 +305,19 @@ pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize) -> Result<Bro
 /// the last line of its standard output as JSON; the error names the program and its last
 /// line of standard error.
 fn run_json<T: serde::de::DeserializeOwned>(cmd: &str, args: &[String]) -> Result<T, String> {
+    run_json_env(cmd, args, &[])
+}
+
+/// [`run_json`] with extra environment variables for the child.
+fn run_json_env<T: serde::de::DeserializeOwned>(cmd: &str, args: &[String], env: &[(&str, &str)]) -> Result<T, String> {
     let mut parts = cmd.split_whitespace();
     let prog = parts.next().ok_or("empty command")?;
-    let out = Command::new(prog).args(parts).args(args).output().map_err(|e| format!("could not start {prog}: {e}"))?;
+    let out = Command::new(prog)
+        .args(parts)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .map_err(|e| format!("could not start {prog}: {e}"))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         return Err(format!("{prog} failed: {}", err.lines().last().unwrap_or("no message")));
@@ -280,14 +355,104 @@ pub fn native_memory(steps: usize) -> Vec<(usize, f64, f64)> {
     out
 }
 
-/// Size in bytes of `path` raw and gzip-compressed (`gzip -9`, as a static host would serve it).
-pub fn wasm_size(path: &str) -> Result<(u64, u64), String> {
-    let raw = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?.len();
-    let out = Command::new("gzip").args(["-9", "-c", path]).output().map_err(|e| format!("gzip: {e}"))?;
+/// Size in bytes of the wasm at `path`, raw and gzip-compressed (`gzip -9`, as a static host
+/// would serve it), with its code and data sections measured the same way.
+pub fn wasm_size(path: &str) -> Result<WasmSize, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let sections = wasm_sections(&bytes)?
+        .into_iter()
+        .filter(|(name, range)| matches!(name.as_str(), "code" | "data") && range.len() > 0)
+        .map(|(name, range)| Ok((name, range.len() as u64, gzip_len(&bytes[range])?)))
+        .collect::<Result<_, String>>()?;
+    Ok(WasmSize { raw: bytes.len() as u64, gzip: gzip_len(&bytes)?, sections })
+}
+
+/// The page's wasm: whole-file sizes and the two big sections.
+#[derive(Clone, Debug, Default)]
+pub struct WasmSize {
+    /// Bytes on disk.
+    pub raw: u64,
+    /// Bytes after `gzip -9`.
+    pub gzip: u64,
+    /// `(section, raw bytes, gzip -9 bytes)` for the code and data sections.
+    pub sections: Vec<(String, u64, u64)>,
+}
+
+fn gzip_len(bytes: &[u8]) -> Result<u64, String> {
+    use std::io::Write;
+    let mut child = Command::new("gzip")
+        .args(["-9", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("gzip: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("gzip: no stdin")?;
+    let data = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child.wait_with_output().map_err(|e| format!("gzip: {e}"))?;
+    writer.join().map_err(|_| "gzip: writer panicked")?.map_err(|e| format!("gzip: {e}"))?;
     if !out.status.success() {
         return Err("gzip failed".into());
     }
-    Ok((raw, out.stdout.len() as u64))
+    Ok(out.stdout.len() as u64)
+}
+
+/// The sections of a wasm module: `(name, byte range of the section's contents)`, with the
+/// standard names (`type`, `import`, …, `code`, `data`) and custom sections by their own name.
+/// Follows the binary format: the 8-byte header, then per section a one-byte id and a LEB128 size.
+pub fn wasm_sections(b: &[u8]) -> Result<Vec<(String, std::ops::Range<usize>)>, String> {
+    const NAMES: [&str; 14] = [
+        "custom",
+        "type",
+        "import",
+        "function",
+        "table",
+        "memory",
+        "global",
+        "export",
+        "start",
+        "element",
+        "code",
+        "data",
+        "datacount",
+        "tag",
+    ];
+    fn leb(b: &[u8], i: &mut usize) -> Result<usize, String> {
+        let (mut v, mut shift) = (0usize, 0u32);
+        loop {
+            let x = *b.get(*i).ok_or("truncated LEB128")?;
+            *i += 1;
+            if shift > 28 {
+                return Err("LEB128 too long".into());
+            }
+            v |= ((x & 0x7f) as usize) << shift;
+            shift += 7;
+            if x < 0x80 {
+                return Ok(v);
+            }
+        }
+    }
+    if b.len() < 8 || &b[..4] != b"\0asm" {
+        return Err("not a wasm module".into());
+    }
+    let mut i = 8;
+    let mut out = vec![];
+    while i < b.len() {
+        let id = b[i] as usize;
+        i += 1;
+        let len = leb(b, &mut i)?;
+        let end = i.checked_add(len).filter(|&e| e <= b.len()).ok_or("section runs past the end")?;
+        let mut name = NAMES.get(id).map_or_else(|| format!("section {id}"), |n| n.to_string());
+        if id == 0 {
+            let mut j = i;
+            let n = leb(b, &mut j)?;
+            name =
+                String::from_utf8_lossy(b.get(j..j + n).ok_or("custom section name runs past the end")?).into_owned();
+        }
+        out.push((name, i..end));
+        i = end;
+    }
+    Ok(out)
 }
 
 /// One native timing: the backend's name and its ms/step, or why there is none.
@@ -309,7 +474,11 @@ pub struct Results {
     /// The browser side (or why not).
     pub browser: Option<Result<BrowserResult, String>>,
     /// Page wasm size, raw and gzip (or why not).
-    pub wasm: Option<Result<(u64, u64), String>>,
+    pub wasm: Option<Result<WasmSize, String>>,
+    /// The paper preset natively with one thread, per backend (the browser runs one thread).
+    pub one_thread: Option<Result<Vec<NativeTiming>, String>>,
+    /// The paper preset in PyTorch with one thread.
+    pub torch_one_thread: Option<Result<TorchResult, String>>,
     /// Native memory over a long run: `(step, rss, peak)`.
     pub memory: Vec<(usize, f64, f64)>,
 }
@@ -413,26 +582,64 @@ pub fn report(r: &Results, date: &str) -> String {
 
     o.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
     let yes = |b: bool| if b { "yes" } else { "**no**" };
-    let find_native = |name: &str| {
-        r.native.iter().position(|(c, _)| c.name == name).and_then(|i| {
-            let n = r.native[i]
-                .1
-                .iter()
-                .find(|(n, _)| n == backend::CPU.name())
-                .and_then(|(_, m)| m.as_ref().ok().copied());
-            Some((i, n?))
-        })
+    // Per target not met, what stands in the way, from figures of this run.
+    let mut blockers: Vec<String> = vec![];
+    let case_index = |name: &str| r.native.iter().position(|(c, _)| c.name == name);
+    let native_of = |i: usize, backend: &str| {
+        r.native[i].1.iter().find(|(n, _)| n == backend).and_then(|(_, m)| m.as_ref().ok().copied())
     };
-    if let Some((i, native)) = find_native("ch1 paper") {
+    // The fastest native CPU backend of a case: the CLI runs either (`--backend`).
+    let fastest_cpu = |i: usize| {
+        r.native[i]
+            .1
+            .iter()
+            .filter(|(n, _)| n.starts_with("cpu"))
+            .filter_map(|(n, m)| m.as_ref().ok().map(|ms| (n.clone(), *ms)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let paper = case_index("ch1 paper");
+    let one_thread = match &r.one_thread {
+        Some(Ok(v)) => v.iter().filter_map(|(n, m)| m.as_ref().ok().map(|ms| (n.clone(), *ms))).collect(),
+        _ => vec![],
+    };
+    let fastest_one_thread = one_thread.iter().cloned().min_by(|a: &(String, f64), b| a.1.total_cmp(&b.1));
+    let torch_one = r.torch_one_thread.as_ref().and_then(|t| t.as_ref().ok()).map(|t| t.ms);
+    if let Some((i, (name, native))) = paper.and_then(|i| fastest_cpu(i).map(|f| (i, f))) {
         match r.torch.get(i) {
             Some(Ok(t)) => {
                 let ratio = t.ms / native;
                 o.push_str(&format!(
-                    "| native ≥ 1.5× PyTorch steps/s at the paper preset, same threads | {ratio:.2}× ({} vs {} ms/step) | {} |\n",
+                    "| native ≥ 1.5× PyTorch steps/s at the paper preset, same threads | {ratio:.2}× ({} ms/step on {name} vs {} ms/step) | {} |\n",
                     fmt_ms(native),
                     fmt_ms(t.ms),
                     yes(ratio >= 1.5)
                 ));
+                if ratio < 1.5 {
+                    let flops = train_step_flops(&shape(&case_config(&r.native[i].0)));
+                    let mut text = format!(
+                        "**Native vs PyTorch, paper preset.** With {} threads this engine reaches {:.1} GFLOP/s ({name}) against PyTorch's {:.1}.",
+                        r.threads,
+                        flops / native / 1e6,
+                        flops / t.ms / 1e6
+                    );
+                    if let (Some((n1, e1)), Some(t1)) = (&fastest_one_thread, torch_one) {
+                        text.push_str(&format!(
+                            " With one thread each: {} ms/step ({n1}) against {} ms/step, {:.2}× PyTorch; going from one thread to {} speeds this engine up {:.2}× and PyTorch {:.2}×.",
+                            fmt_ms(*e1),
+                            fmt_ms(t1),
+                            t1 / e1,
+                            r.threads,
+                            e1 / native,
+                            t1 / t.ms
+                        ));
+                    }
+                    text.push_str(
+                        " The profile at the end of this file shows where a step goes: the matrix products run on \
+                         every thread, but burn's CPU backends run each elementwise op, copy and reduction on one \
+                         thread, one full pass over memory per op (no fusion on the CPU).",
+                    );
+                    blockers.push(text);
+                }
             }
             other => o.push_str(&format!(
                 "| native ≥ 1.5× PyTorch steps/s at the paper preset | PyTorch unavailable: {} | – |\n",
@@ -441,8 +648,8 @@ pub fn report(r: &Results, date: &str) -> String {
         }
     }
     if let Some(b) = browser {
-        for (case, _) in &r.native {
-            let Some((_, native)) = find_native(case.name) else { continue };
+        for (i, (case, _)) in r.native.iter().enumerate() {
+            let Some(native) = native_of(i, backend::CPU.name()) else { continue };
             if let Some(ms) = b.steps.iter().find(|s| s.name == case.name && s.backend == "cpu").and_then(|s| s.ms) {
                 let ratio = native / ms;
                 o.push_str(&format!(
@@ -452,6 +659,23 @@ pub fn report(r: &Results, date: &str) -> String {
                     fmt_ms(native),
                     yes(ratio >= 0.5)
                 ));
+                if ratio < 0.5 {
+                    let mut text = format!(
+                        "**Browser vs native, {}.** The page's engine runs on one thread (WebAssembly threads need a \
+                         cross-origin-isolated page, which an iframe in someone else's blog cannot guarantee); \
+                         natively it used {}.",
+                        case.name, r.threads
+                    );
+                    let same = one_thread.iter().find(|(n, _)| n == backend::CPU.name());
+                    if let (Some((n1, e1)), Some(_)) = (same, paper.filter(|&p| p == i)) {
+                        text.push_str(&format!(
+                            " Against the same engine natively on one thread ({n1}, {} ms/step) the browser is {:.2}×.",
+                            fmt_ms(*e1),
+                            e1 / ms
+                        ));
+                    }
+                    blockers.push(text);
+                }
             }
         }
         match (b.drop_seconds, b.drop_step) {
@@ -466,17 +690,78 @@ pub fn report(r: &Results, date: &str) -> String {
                 "| no main-thread task over 50 ms while training | longest {t:.0} ms | {} |\n",
                 yes(t <= 50.0)
             ));
+            if t > 50.0 {
+                let mut text = format!(
+                    "**Main-thread tasks.** Training runs in a worker; the main thread only draws, one chart per \
+                     animation frame. The longest task was {t:.0} ms"
+                );
+                if let Some(d) = b.longest_draw_ms {
+                    text.push_str(&format!(
+                        "; the page's own longest drawing job in that stretch took {d:.0} ms of script, and the rest \
+                         of such a task is Chromium's style, layout and paint of the frame"
+                    ));
+                }
+                text.push_str(&format!(". This machine has {} cores and the worker keeps one busy.", r.threads));
+                blockers.push(text);
+            }
         }
     }
     match &r.wasm {
-        Some(Ok((raw, gz))) => o.push_str(&format!(
-            "| the page's wasm ≤ 3 MB gzip-compressed | {} raw, {} gzip -9 | {} |\n",
-            mb(*raw as f64),
-            mb(*gz as f64),
-            yes(*gz <= 3_000_000)
-        )),
+        Some(Ok(w)) => {
+            o.push_str(&format!(
+                "| the page's wasm ≤ 3 MB gzip-compressed | {} raw, {} gzip -9 | {} |\n",
+                mb(w.raw as f64),
+                mb(w.gzip as f64),
+                yes(w.gzip <= 3_000_000)
+            ));
+            if w.gzip > 3_000_000 {
+                let parts: Vec<String> = w
+                    .sections
+                    .iter()
+                    .map(|(n, raw, gz)| format!("the {n} section {} raw, {} gzip -9", mb(*raw as f64), mb(*gz as f64)))
+                    .collect();
+                blockers.push(format!(
+                    "**Wasm size.** Of the file, {}. The code is burn's autodiff and tensor layers, the NdArray \
+                     CPU backend and the WebGPU stack (burn's cubecl backend, cubecl's kernel builders and \
+                     compiler, wgpu), each op compiled for every element type; both backends ship because the \
+                     page picks one at run time.",
+                    parts.join("; ")
+                ));
+            }
+        }
         Some(Err(e)) => o.push_str(&format!("| the page's wasm ≤ 3 MB gzip-compressed | unavailable: {e} | – |\n")),
         None => {}
+    }
+    if !one_thread.is_empty() || torch_one.is_some() {
+        o.push_str("\n### One thread each, paper preset\n\nThe browser runs one thread; here is everything on one.\n\n| engine | ms/step | ÷ PyTorch steps/s |\n|---|---|---|\n");
+        let base = torch_one;
+        let ratio = |ms: f64| base.map_or("–".into(), |b| format!("{:.2}×", b / ms));
+        for (n, ms) in &one_thread {
+            o.push_str(&format!("| native {n}, 1 thread | {} | {} |\n", fmt_ms(*ms), ratio(*ms)));
+        }
+        if let Some(t) = torch_one {
+            o.push_str(&format!("| PyTorch, 1 thread | {} | 1× |\n", fmt_ms(t)));
+        }
+        if let Some(ms) = browser
+            .and_then(|b| b.steps.iter().find(|s| s.name == "ch1 paper" && s.backend == "cpu"))
+            .and_then(|s| s.ms)
+        {
+            o.push_str(&format!("| browser CPU (wasm) | {} | {} |\n", fmt_ms(ms), ratio(ms)));
+        }
+        for (what, e) in [
+            ("native, 1 thread", r.one_thread.as_ref().and_then(|x| x.as_ref().err())),
+            ("PyTorch, 1 thread", r.torch_one_thread.as_ref().and_then(|x| x.as_ref().err())),
+        ] {
+            if let Some(e) = e {
+                o.push_str(&format!("| {what} | unavailable: {e} | |\n"));
+            }
+        }
+    }
+    if !blockers.is_empty() {
+        o.push_str("\n## What stands in the way\n\n");
+        for b in &blockers {
+            o.push_str(&format!("- {b}\n"));
+        }
     }
 
     o.push_str("\n## Memory over a long run\n\n");
@@ -541,9 +826,16 @@ mod tests {
                 drop_seconds: Some(12.34),
                 drop_step: Some(225),
                 longest_task_ms: Some(61.0),
+                longest_draw_ms: Some(22.0),
                 ..Default::default()
             })),
-            wasm: Some(Ok((9_000_000, 2_900_000))),
+            wasm: Some(Ok(WasmSize {
+                raw: 9_000_000,
+                gzip: 3_100_000,
+                sections: vec![("code".into(), 8_000_000, 2_700_000)],
+            })),
+            one_thread: Some(Ok(vec![(backend::CPU.name().to_string(), Ok(160.0))])),
+            torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "1.13".into() })),
             memory: vec![(1000, 20e6, 21e6)],
         };
         let text = report(&r, "2026-11-30");
@@ -555,15 +847,44 @@ mod tests {
         assert!(text.contains("| ch1 paper | 39.69 | PyTorch | 150 | 6.67 | 264.6 | 1× | 0.67× |"), "{text}");
         // Browser 250 ms: 0.60× PyTorch, 0.40× native.
         assert!(text.contains("| browser CPU (wasm) | 250 | 4.00 | 158.7 | 0.60× | 0.40× |"), "{text}");
-        assert!(text.contains("same threads | 1.50× (100 vs 150 ms/step) | yes |"), "{text}");
+        assert!(text.contains("same threads | 1.50× (100 ms/step on cpu (ndarray) vs 150 ms/step) | yes |"), "{text}");
         assert!(
             text.contains("browser CPU ≥ 0.5× native, ch1 paper | 0.40× (250 vs 100 ms/step) | **no** |"),
             "{text}"
         );
         assert!(text.contains("| 12.3 s of training (step 225) | yes |"), "{text}");
         assert!(text.contains("| longest 61 ms | **no** |"), "{text}");
-        assert!(text.contains("| 9.0 MB raw, 2.9 MB gzip -9 | yes |"), "{text}");
+        assert!(text.contains("| 9.0 MB raw, 3.1 MB gzip -9 | **no** |"), "{text}");
+        // One thread each: PyTorch 200 ms ÷ 160 ms = 1.25×; the browser 200 ÷ 250 = 0.80×.
+        assert!(text.contains("| native cpu (ndarray), 1 thread | 160 | 1.25× |"), "{text}");
+        assert!(text.contains("| PyTorch, 1 thread | 200 | 1× |"), "{text}");
+        assert!(text.contains("| browser CPU (wasm) | 250 | 0.80× |"), "{text}");
+        // Each target not met has its reason, with this run's figures; the met one has none.
+        let why = &text[text.find("## What stands in the way").expect("blockers section")..];
+        assert!(!why.contains("Native vs PyTorch"), "{why}");
+        assert!(why.contains("on one thread (cpu (ndarray), 160 ms/step) the browser is 0.64×"), "{why}");
+        assert!(
+            why.contains("The longest task was 61 ms; the page's own longest drawing job in that stretch took 22 ms"),
+            "{why}"
+        );
+        assert!(why.contains("the code section 8.0 MB raw, 2.7 MB gzip -9"), "{why}");
         assert!(text.contains("| native (whole process) | 1000 | 20.0 MB | 21.0 MB |"), "{text}");
+    }
+
+    #[test]
+    fn wasm_sections_by_hand() {
+        // Header, a type section of 4 bytes, a custom section "name" with 2 bytes after its name,
+        // and a code section whose size (130) takes two LEB128 bytes (0x82 0x01).
+        let mut w = b"\0asm\x01\0\0\0".to_vec();
+        w.extend([1, 4, 1, 0x60, 0, 0]);
+        w.extend([0, 7, 4, b'n', b'a', b'm', b'e', 9, 9]);
+        w.extend([10, 0x82, 0x01]);
+        w.extend(std::iter::repeat_n(0u8, 130));
+        let s = wasm_sections(&w).unwrap();
+        let names: Vec<(&str, usize, usize)> = s.iter().map(|(n, r)| (n.as_str(), r.start, r.end)).collect();
+        assert_eq!(names, vec![("type", 10, 14), ("name", 16, 23), ("code", 26, 156)]);
+        assert!(wasm_sections(b"\0asm\x01\0\0\0\x0a\x05\0").unwrap_err().contains("past the end"));
+        assert!(wasm_sections(b"GIF89a..").is_err());
     }
 
     #[test]

@@ -9,11 +9,12 @@
 //! plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
 //!             [--steps N] --out FILE.csv
 //! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
-//!             [--resume] [--out REPRODUCTION.md] [--csv-dir results]
+//!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
 //! plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
+//!             [--one-thread yes|no]
 //! plateau params
 //! ```
 //! Every experiment flag is a key of the config schema (`plateau params` lists them with their
@@ -36,12 +37,14 @@ const USAGE: &str = "usage:
   plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
               [--steps N] --out FILE.csv
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
-              [--steps N] [--resume] [--out REPRODUCTION.md] [--csv-dir DIR]
-                        (--resume reuses runs an earlier invocation finished with the same config)
+              [--steps N] [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir DIR]
+                        (--resume reuses runs an earlier invocation finished with the same config;
+                         --finished-only writes the section from finished runs and trains nothing)
   plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2] [--model M]
   plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
+              [--one-thread yes|no]
                         time training steps natively, in PyTorch and in headless Chromium
   plateau params        list every experiment parameter with its range";
 
@@ -63,7 +66,7 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume"];
+const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {
@@ -244,7 +247,10 @@ fn cmd_params() -> Result<ExitCode, CliError> {
 
 fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     use crate::bench;
-    let flags = parse_flags(args, &["suite", "backends", "torch", "browser", "wasm", "memory-steps", "only", "write"])?;
+    let flags = parse_flags(
+        args,
+        &["suite", "backends", "torch", "browser", "wasm", "memory-steps", "only", "write", "json", "one-thread"],
+    )?;
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
@@ -265,6 +271,13 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         None if full => 10_000,
         None => 0,
     };
+    let one_thread = match flags.get("one-thread").unwrap_or("yes") {
+        "yes" => true,
+        "no" => false,
+        other => return Err(CliError(format!("--one-thread {other:?}: allowed yes, no"))),
+    };
+    // `--json`: only the native timings, as JSON (the one-thread child of `time_native_one_thread`).
+    let json = flags.get("json").is_some();
     let mut cases = bench::cases(full);
     if let Some(only) = flags.get("only") {
         cases.retain(|c| c.name == only);
@@ -281,7 +294,7 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         ..Default::default()
     };
     // Memory first: this process's peak would otherwise be the paper preset's.
-    if memory_steps > 0 {
+    if memory_steps > 0 && !json {
         eprintln!("bench: native memory over {memory_steps} interactive steps");
         r.memory = bench::native_memory(memory_steps);
     }
@@ -294,6 +307,9 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             natives.push((kind.name().to_string(), m));
         }
         r.native.push((case.clone(), natives));
+        if json {
+            continue;
+        }
         if !off(&torch) {
             eprintln!("bench: {} — PyTorch", case.name);
             let t = bench::time_torch(&torch, case, threads);
@@ -301,6 +317,26 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             r.torch.push(t);
         } else {
             r.torch.push(Err("not run (--torch none)".into()));
+        }
+    }
+    if json {
+        let rows: Vec<bench::JsonTiming> =
+            r.native.iter().flat_map(|(_, n)| n.iter().map(bench::JsonTiming::from_timing)).collect();
+        println!("{}", serde_json::to_string(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // The paper preset once more with one thread, natively and in PyTorch: the browser runs one.
+    if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper") {
+        let cpu_kinds: Vec<&str> = kinds.iter().filter(|k| k.name().starts_with("cpu")).map(|k| k.flag()).collect();
+        if one_thread && !cpu_kinds.is_empty() && threads > 1 {
+            eprintln!("bench: {} — native, one thread ({})", paper.name, cpu_kinds.join(", "));
+            let t = bench::time_native_one_thread(paper, &cpu_kinds.join(","), full);
+            eprintln!("        {t:?}");
+            r.one_thread = Some(t);
+            if !off(&torch) {
+                eprintln!("bench: {} — PyTorch, one thread", paper.name);
+                r.torch_one_thread = Some(bench::time_torch(&torch, paper, 1));
+            }
         }
     }
     if !off(&browser) {
@@ -344,7 +380,13 @@ fn keep_freed_buffers() {
 pub fn main() -> ExitCode {
     keep_freed_buffers();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let wants_help = args.iter().skip(1).any(|a| a == "--help" || a == "-h");
     let result = match args.first().map(String::as_str) {
+        // `plateau run --help` and the like: the usage, not "flag --help needs a value".
+        Some("run" | "reproduce" | "bench" | "params") if wants_help => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
         Some("run") => cmd_run(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
@@ -379,6 +421,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "backend",
             "quiet",
             "resume",
+            "finished-only",
             "long-factor",
             "gammas",
             "strength",
@@ -409,6 +452,9 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     let base = flags.cfg.clone();
     let mut summaries = vec![];
     let mut resumed = 0;
+    // `--finished-only`: write the section from the runs finished so far, train nothing.
+    let finished_only = flags.get("finished-only").is_some();
+    let mut missing: Vec<String> = vec![];
     for &c in &cs {
         for &seed in &seeds {
             let mut cfg = base.clone();
@@ -420,13 +466,17 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             }
             let path = format!("{csv_dir}/{}-{}-c{c}-seed{seed}.csv", cfg.preset.name(), cfg.experiment.name());
             let meta_path = format!("{}.json", path.trim_end_matches(".csv"));
-            if flags.get("resume").is_some() {
+            if flags.get("resume").is_some() || finished_only {
                 if let Some(summary) = finished_run(&meta_path, &cfg, kind) {
                     eprintln!("c={c} seed={seed}: reusing the finished run in {meta_path} (--resume)");
                     summaries.push(summary);
                     resumed += 1;
                     continue;
                 }
+            }
+            if finished_only {
+                missing.push(format!("c = {c} seed {seed}"));
+                continue;
             }
             let (run, secs) = train(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("c={c} seed={seed}"))?;
             std::fs::write(&path, run.history.to_csv(cfg.n))?;
@@ -476,6 +526,17 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         report::table(&summaries),
         report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == crate::config::Task::Mws),
     );
+    let body = if missing.is_empty() {
+        body
+    } else {
+        format!(
+            "{body}\n**Unfinished sweep:** {} of the {} runs are finished; not yet run: {}. The same command with \
+             `--resume` instead of `--finished-only` trains the missing runs and keeps the finished ones.\n",
+            summaries.len(),
+            summaries.len() + missing.len(),
+            missing.join(", ")
+        )
+    };
     let doc = std::fs::read_to_string(&out).unwrap_or_else(|_| {
         "# Reproduction\n\nEvery section below is generated by a command from real runs; none is edited by hand. \
          Where the project differs from a paper, the section says so.\n"

@@ -127,6 +127,7 @@ fn bad_flags_are_refused_with_a_message() {
         (&["bench", "--only", "ch9"], "--only \"ch9\": allowed one of ch1 paper"),
         (&["bench", "--memory-steps", "lots"], "--memory-steps"),
         (&["bench", "--backends", "tpu"], "unknown backend"),
+        (&["bench", "--one-thread", "maybe"], "--one-thread \"maybe\": allowed yes, no"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
     ];
@@ -172,6 +173,31 @@ fn bench_reports_native_figures_and_ratios_against_the_reference() {
     assert!(out.contains("| browser | unavailable: could not start /nonexistent/node"), "{out}");
 }
 
+/// `bench --json` (what the one-thread child of the bench prints): the native timings only, one
+/// JSON array on the last line, with the backend names the report uses.
+#[test]
+fn bench_json_prints_native_timings_only() {
+    let (code, out, err) = plateau(&["bench", "--only", "ch1 interactive", "--backends", "ndarray", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(out.lines().last().expect(&out)).expect(&out);
+    let rows = rows.as_array().expect("an array");
+    assert_eq!(rows.len(), 1, "{out}");
+    assert_eq!(rows[0]["backend"], "cpu (ndarray)");
+    let ms = rows[0]["ms"].as_f64().expect("ms");
+    assert!(ms > 0.0 && ms < 5000.0, "{ms}");
+    assert!(!out.contains("## Targets") && !err.contains("PyTorch"), "{out}\n{err}");
+}
+
+/// `--help` after a command prints the usage and succeeds.
+#[test]
+fn help_after_a_command_prints_usage() {
+    for cmd in ["run", "bench", "reproduce"] {
+        let (code, out, err) = plateau(&[cmd, "--help"]);
+        assert_eq!(code, 0, "{cmd}: {err}");
+        assert!(out.contains("plateau bench [--suite quick|full]"), "{cmd}: {out}");
+    }
+}
+
 /// `reproduce --resume` reuses a finished run only when its config is the same, and the section
 /// it writes is then the same table.
 #[test]
@@ -207,6 +233,16 @@ fn reproduce_resume_reuses_only_identical_runs() {
     let (code, _, err) = with_paths(args("15", true));
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("reusing"), "{err}");
+    // --finished-only trains nothing: with a second seed never run, the section has the finished
+    // run (the last one, 15 steps) and names the missing one.
+    let mut a = vec!["reproduce", "--preset", "interactive", "--seeds", "0,1", "--cs", "10", "--steps", "15"];
+    a.extend(["--finished-only", "--csv-dir", d.as_str(), "--out", m.as_str()]);
+    let (code, _, err) = plateau(&a);
+    assert_eq!(code, 0, "{err}");
+    assert!(!dir.join("interactive-mws-c10-seed1.csv").exists(), "nothing trained: {err}");
+    let doc = std::fs::read_to_string(&md).unwrap();
+    assert_eq!(table(&doc).len(), 1, "{doc}");
+    assert!(doc.contains("**Unfinished sweep:** 1 of the 2 runs are finished; not yet run: c = 10 seed 1."), "{doc}");
 }
 
 #[test]
