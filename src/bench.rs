@@ -697,8 +697,9 @@ pub fn report(r: &Results, date: &str) -> String {
                 );
                 if let Some(d) = b.longest_draw_ms {
                     text.push_str(&format!(
-                        "; the page's own longest drawing job in that stretch took {d:.0} ms of script, and the rest \
-                         of such a task is Chromium's style, layout and paint of the frame"
+                        "; the page's own longest drawing job in that stretch took {d:.0} ms of script, so the rest \
+                         of that task was something else on the main thread (style, layout, paint, garbage \
+                         collection or wasm set-up; the Long Tasks API does not say which)"
                     ));
                 }
                 text.push_str(&format!(". This machine has {} cores and the worker keeps one busy.", r.threads));

@@ -514,7 +514,12 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         base.eval_every,
         base.eval_batch,
         if cfgline.is_empty() { "none".to_string() } else { cfgline.join(", ") },
-        if resumed > 0 {
+        if finished_only {
+            format!(
+                " `--finished-only`: the runs below were finished by earlier invocations (same config and backend; \
+                 the date of each is in its `{csv_dir}/*.json`); this one trained nothing."
+            )
+        } else if resumed > 0 {
             format!(
                 " {resumed} of the {} runs were finished by earlier invocations with `--resume` (same config and \
                  backend; the date of each is in its `{csv_dir}/*.json`), the rest by this one.",

@@ -243,6 +243,7 @@ fn reproduce_resume_reuses_only_identical_runs() {
     let doc = std::fs::read_to_string(&md).unwrap();
     assert_eq!(table(&doc).len(), 1, "{doc}");
     assert!(doc.contains("**Unfinished sweep:** 1 of the 2 runs are finished; not yet run: c = 10 seed 1."), "{doc}");
+    assert!(doc.contains("this one trained nothing"), "{doc}");
 }
 
 #[test]
