@@ -13,5 +13,6 @@ export CARGO_PROFILE_RELEASE_STRIP=symbols
 # One codegen unit per crate: no function is duplicated across units before the link-time merge.
 # With Cargo.toml's opt-level "z" for the WebGPU stack this took the page's wasm from 17.5 MB /
 # 3.01 MB gzip (16 units) to 14.6 MB / 2.76 MB gzip; steps in Chromium measured the same within
-# this machine's noise (chapter 1 interactive, 4 alternating runs each: 45–64 vs 38–67 ms/step).
+# this machine's noise (chapter 1 interactive, 4 alternating runs each: 45–64 ms/step with one unit,
+# 38–67 with 16).
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
