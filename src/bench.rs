@@ -361,7 +361,7 @@ pub fn wasm_size(path: &str) -> Result<WasmSize, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let sections = wasm_sections(&bytes)?
         .into_iter()
-        .filter(|(name, range)| matches!(name.as_str(), "code" | "data") && range.len() > 0)
+        .filter(|(name, range)| matches!(name.as_str(), "code" | "data") && !range.is_empty())
         .map(|(name, range)| Ok((name, range.len() as u64, gzip_len(&bytes[range])?)))
         .collect::<Result<_, String>>()?;
     Ok(WasmSize { raw: bytes.len() as u64, gzip: gzip_len(&bytes)?, sections })
