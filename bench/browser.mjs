@@ -6,14 +6,62 @@
 //
 // Prints one JSON line (see `bench::BrowserResult`):
 //   {browser, webgpu_adapter, steps:[{name, backend, ms|error}], drop_seconds, drop_step,
-//    longest_task_ms, longest_draw_ms, memory:[[step, bytes]]}
+//    longest_task_ms, longest_draw_ms, long_tasks:[{ms, step, window_ms, cpu:[[thread, ms]]}],
+//    memory:[[step, bytes]]}
 // Needs www/pkg (scripts/build-web.sh). Progress goes to stderr.
 
+import { readFileSync, readdirSync } from 'node:fs';
 import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
 const log = (...a) => console.error('browser:', ...a);
-const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, memory: [] };
+const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], memory: [] };
+
+// Who had the CPU during a long task. The Long Tasks API gives a task's wall time only; on a
+// machine with few cores a task is also long when the main thread waits for a core. Linux's
+// /proc/<pid>/task/<tid>/stat has each thread's CPU time (in 10 ms clock ticks): sampled every
+// 20 ms, it splits a task's window into the renderer main thread's own CPU time and everyone
+// else's. Elsewhere (no /proc) the split is left out.
+const TICK_MS = 10;
+function threadTimes() {
+  const t = { at: performance.now(), cpu: new Map() };
+  let pids;
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return t; }
+  for (const pid of pids) {
+    let comm;
+    try { comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { continue; }
+    if (!/chrom|headless/.test(comm)) continue;
+    let tids;
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tids) {
+      try {
+        const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+        t.cpu.set(`${pid}/${tid}/${s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'))}`, (Number(f[11]) + Number(f[12])) * TICK_MS);
+      } catch { /* the thread ended */ }
+    }
+  }
+  return t;
+}
+/** Thread CPU (ms) between the samples around [from, to] (node's clock), by thread kind. */
+function cpuDuring(samples, from, to) {
+  const a = samples.filter((s) => s.at <= from).pop();
+  const b = samples.find((s) => s.at >= to);
+  if (!a || !b) return null;
+  // The renderer is the process that runs the training worker; its main thread has tid == pid.
+  const renderer = [...b.cpu.keys()].find((k) => k.endsWith('/DedicatedWorker'))?.split('/')[0];
+  const kind = (key) => {
+    const [pid, tid, name] = key.split('/');
+    if (pid !== renderer) return 'other Chromium processes (browser, GPU)';
+    if (tid === pid) return 'page main thread';
+    if (name === 'DedicatedWorker') return 'training worker';
+    if (name.startsWith('ThreadPoolForeg')) return 'renderer thread pool (V8 compiles, GC)';
+    return 'other renderer threads (compositor, IO)';
+  };
+  const by = new Map();
+  for (const [k, v] of b.cpu) by.set(kind(k), (by.get(kind(k)) || 0) + v - (a.cpu.get(k) || 0));
+  return { window_ms: b.at - a.at, cpu: [...by].filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]) };
+}
 
 const server = await startServer();
 const browser = await launch();
@@ -62,28 +110,60 @@ try {
   // The page itself, with no URL parameters: time to the drop and the longest main-thread task
   // while training (the Long Tasks API, observed from the first training step to the drop).
   log('the page: time to the drop');
-  const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const p2 = await ctx2.newPage();
-  await p2.goto(server.url, { waitUntil: 'load' });
-  await p2.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 120_000, polling: 50 });
-  await p2.evaluate(() => {
-    window.__longest = 0;
-    window.plateauLongestDrawMs = 0;
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
-      .observe({ type: 'longtask' });
-  });
-  await p2.waitForFunction(() => window.plateauDrop || document.querySelector('#run-state').textContent === 'finished', null, { timeout: 600_000, polling: 100 });
-  const drop = await p2.evaluate(() => window.plateauDrop);
-  if (drop) {
-    out.drop_seconds = drop.seconds;
-    out.drop_step = drop.step;
-  }
-  out.longest_task_ms = await p2.evaluate(() => window.__longest);
-  out.longest_draw_ms = await p2.evaluate(() => window.plateauLongestDrawMs);
-  log(`drop ${JSON.stringify(drop)}, longest task ${out.longest_task_ms} ms`);
-  await ctx2.close();
+  const page1 = await measurePage(browser, server);
+  Object.assign(out, page1);
+  log(`drop at step ${out.drop_step} after ${out.drop_seconds} s, longest task ${out.longest_task_ms} ms`);
+  for (const t of out.long_tasks) log(`  long task ${t.ms.toFixed(0)} ms at step ${t.step}: ${t.cpu.map(([k, v]) => `${k} ${v} ms`).join(', ')} (of ${t.window_ms?.toFixed(0)} ms)`);
 } finally {
   await browser.close().catch(() => {});
   await server.close();
 }
 console.log(JSON.stringify(out));
+
+/** Opens the page in a fresh context and trains to the drop; returns the drop, the longest
+ * main-thread task from the first training step on, and the long tasks with their CPU split. */
+async function measurePage(browser, server) {
+  const r = { drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [] };
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = await ctx.newPage();
+    const samples = [];
+    const sampler = setInterval(() => { samples.push(threadTimes()); if (samples.length > 20_000) samples.shift(); }, 20);
+    try {
+      await p.goto(server.url, { waitUntil: 'load' });
+      await p.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 120_000, polling: 50 });
+      // Page time → node time: performance.now() of both, read back to back.
+      const offset = performance.now() - await p.evaluate(() => performance.now());
+      await p.evaluate(() => {
+        window.__longest = 0;
+        window.__tasks = [];
+        window.plateauLongestDrawMs = 0;
+        new PerformanceObserver((l) => {
+          for (const e of l.getEntries()) {
+            window.__longest = Math.max(window.__longest, e.duration);
+            window.__tasks.push({ start: e.startTime, ms: e.duration, step: Number(document.querySelector('#step').textContent) });
+          }
+        }).observe({ type: 'longtask' });
+      });
+      await p.waitForFunction(() => window.plateauDrop || document.querySelector('#run-state').textContent === 'finished', null, { timeout: 600_000, polling: 100 });
+      await new Promise((ok) => setTimeout(ok, 100)); // a sample after the last task
+      const tasks = await p.evaluate(() => window.__tasks);
+      r.long_tasks = tasks.filter((t) => t.ms > 50).sort((a, b) => b.ms - a.ms).slice(0, 20).map((t) => {
+        const split = cpuDuring(samples, t.start + offset, t.start + offset + t.ms);
+        return { ms: t.ms, step: t.step, window_ms: split?.window_ms ?? null, cpu: split?.cpu ?? [] };
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    const drop = await p.evaluate(() => window.plateauDrop);
+    if (drop) {
+      r.drop_seconds = drop.seconds;
+      r.drop_step = drop.step;
+    }
+    r.longest_task_ms = await p.evaluate(() => window.__longest);
+    r.longest_draw_ms = await p.evaluate(() => window.plateauLongestDrawMs);
+  } finally {
+    await ctx.close();
+  }
+  return r;
+}

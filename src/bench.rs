@@ -270,13 +270,32 @@ pub struct BrowserResult {
     /// Longest main-thread task (ms) between the first training step and the drop.
     #[serde(default)]
     pub longest_task_ms: Option<f64>,
-    /// The page's own longest chart-drawing job (script time, ms) over the same stretch: the
-    /// rest of a long task is the browser's style, layout and paint.
+    /// The page's own longest chart-drawing job (script time, ms) over the same stretch.
     #[serde(default)]
     pub longest_draw_ms: Option<f64>,
+    /// The main-thread tasks over 50 ms in that stretch, longest first (at most 20),
+    /// each with the CPU time every kind of thread used during it.
+    #[serde(default)]
+    pub long_tasks: Vec<LongTask>,
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
+}
+
+/// One long main-thread task on the page, and who had the CPU during it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct LongTask {
+    /// Wall time of the task (Long Tasks API), ms.
+    pub ms: f64,
+    /// The page's step counter when the task was reported.
+    pub step: u64,
+    /// Length of the thread-CPU sampling window that covers the task, ms (`None` where the
+    /// browser side cannot read per-thread CPU times).
+    #[serde(default)]
+    pub window_ms: Option<f64>,
+    /// `[kind of thread, CPU ms]` over that window, most first (Linux `/proc`, 10 ms ticks).
+    #[serde(default)]
+    pub cpu: Vec<(String, f64)>,
 }
 
 /// One browser timing.
@@ -697,12 +716,53 @@ pub fn report(r: &Results, date: &str) -> String {
                 );
                 if let Some(d) = b.longest_draw_ms {
                     text.push_str(&format!(
-                        "; the page's own longest drawing job in that stretch took {d:.0} ms of script, so the rest \
-                         of that task was something else on the main thread (style, layout, paint, garbage \
-                         collection or wasm set-up; the Long Tasks API does not say which)"
+                        "; the page's own longest drawing job in that stretch took {d:.0} ms of script"
                     ));
                 }
                 text.push_str(&format!(". This machine has {} cores and the worker keeps one busy.", r.threads));
+                if !b.long_tasks.is_empty() {
+                    text.push_str(
+                        " Who had the CPU during each task over 50 ms (per-thread CPU time from `/proc`, sampled \
+                         every 20 ms in 10 ms ticks, over the samples that enclose the task):\n\n\
+                         | task | at step | sampled window | CPU time by thread |\n|---|---|---|---|\n",
+                    );
+                    for lt in &b.long_tasks {
+                        let cpu: Vec<String> = lt.cpu.iter().map(|(k, ms)| format!("{k} {ms:.0} ms")).collect();
+                        text.push_str(&format!(
+                            "| {:.0} ms | {} | {} | {} |\n",
+                            lt.ms,
+                            lt.step,
+                            lt.window_ms.map_or("–".into(), |w| format!("{w:.0} ms")),
+                            if cpu.is_empty() { "not measured".into() } else { cpu.join(", ") }
+                        ));
+                    }
+                    let main_of =
+                        |lt: &LongTask| lt.cpu.iter().find(|(k, _)| k == "page main thread").map_or(0.0, |c| c.1);
+                    let measured: Vec<&LongTask> = b.long_tasks.iter().filter(|lt| lt.window_ms.is_some()).collect();
+                    if let Some(worst) = measured.iter().map(|lt| lt.ms - main_of(lt)).reduce(f64::min) {
+                        let first = b.long_tasks.iter().map(|lt| lt.step).max().unwrap_or(0);
+                        text.push_str(&format!(
+                            "\nIn every one of them the main thread itself ran at most {:.0} ms of CPU; for at least \
+                             {worst:.0} ms of each it waited while the other threads filled the {} cores.",
+                            measured.iter().map(|lt| main_of(lt)).fold(0.0, f64::max),
+                            r.threads
+                        ));
+                        if first <= 5 && b.long_tasks.len() < 20 {
+                            text.push_str(&format!(
+                                " All of them came by step {first}, as training starts; after that no task passed \
+                                 50 ms. At that moment the worker starts training, the main thread draws the first \
+                                 charts, and the renderer's thread pool (where V8 compiles hot wasm functions with \
+                                 its optimizing tier, and collects garbage) is busy too. The main thread loads the \
+                                 same wasm as the worker{} although it only draws; a small drawing-only wasm for it \
+                                 is the change that would take it out of that start-up rush.",
+                                match &r.wasm {
+                                    Some(Ok(w)) => format!(" ({} raw)", mb(w.raw as f64)),
+                                    _ => String::new(),
+                                }
+                            ));
+                        }
+                    }
+                }
                 blockers.push(text);
             }
         }
@@ -828,6 +888,16 @@ mod tests {
                 drop_step: Some(225),
                 longest_task_ms: Some(61.0),
                 longest_draw_ms: Some(22.0),
+                long_tasks: vec![LongTask {
+                    ms: 61.0,
+                    step: 1,
+                    window_ms: Some(80.0),
+                    cpu: vec![
+                        ("renderer thread pool (V8 compiles, GC)".into(), 90.0),
+                        ("training worker".into(), 50.0),
+                        ("page main thread".into(), 20.0),
+                    ],
+                }],
                 ..Default::default()
             })),
             wasm: Some(Ok(WasmSize {
@@ -869,6 +939,15 @@ mod tests {
             "{why}"
         );
         assert!(why.contains("the code section 8.0 MB raw, 2.7 MB gzip -9"), "{why}");
+        assert!(
+            why.contains("| 61 ms | 1 | 80 ms | renderer thread pool (V8 compiles, GC) 90 ms, training worker 50 ms, page main thread 20 ms |"),
+            "{why}"
+        );
+        assert!(
+            why.contains("the main thread itself ran at most 20 ms of CPU; for at least 41 ms of each it waited"),
+            "{why}"
+        );
+        assert!(why.contains("All of them came by step 1, as training starts"), "{why}");
         assert!(text.contains("| native (whole process) | 1000 | 20.0 MB | 21.0 MB |"), "{text}");
     }
 
