@@ -340,6 +340,9 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         }
     }
     if !off(&browser) {
+        eprintln!("bench: the page's default run natively, to the drop");
+        r.native_drop = bench::native_drop();
+        eprintln!("        {:?}", r.native_drop);
         eprintln!("bench: browser (headless Chromium)");
         r.browser = Some(bench::run_browser(&browser, &cases, memory_steps));
         if let Some(Err(e)) = &r.browser {
@@ -433,16 +436,8 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         crate::config::Task::Syntax => return reproduce_syntax(&flags, args),
         _ => {}
     }
-    let parse_list = |key: &str, default: &str| -> Result<Vec<f64>, CliError> {
-        flags
-            .get(key)
-            .unwrap_or(default)
-            .split(',')
-            .map(|v| v.trim().parse::<f64>().map_err(|_| CliError(format!("--{key}: {v:?} is not a number"))))
-            .collect()
-    };
-    let seeds = parse_list("seeds", "0,1,2")?;
-    let cs = parse_list("cs", "0.5,1,2.5,10")?;
+    let seeds = list_flag(&flags, "seeds", "0,1,2")?;
+    let cs = list_flag(&flags, "cs", "0.5,1,2.5,10")?;
     let long: usize =
         flags.get("long-factor").unwrap_or("5").parse().map_err(|_| CliError("--long-factor: an integer".into()))?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
