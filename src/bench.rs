@@ -809,8 +809,10 @@ pub fn report(r: &Results, date: &str) -> String {
                         let first = b.long_tasks.iter().map(|lt| lt.step).max().unwrap_or(0);
                         text.push_str(&format!(
                             "\nIn every one of them the main thread itself ran at most {:.0} ms of CPU; for at least \
-                             {worst:.0} ms of each it waited while the other threads filled the {} cores.",
+                             {worst:.0} ms of each it was not running, while the other threads used the CPU time in \
+                             the table ({} cores give {} ms of CPU per ms).",
                             measured.iter().map(|lt| main_of(lt)).fold(0.0, f64::max),
+                            r.threads,
                             r.threads
                         ));
                         if first <= 5 && b.long_tasks.len() < 20 {
@@ -818,13 +820,7 @@ pub fn report(r: &Results, date: &str) -> String {
                                 " All of them came by step {first}, as training starts; after that no task passed \
                                  50 ms. At that moment the worker starts training, the main thread draws the first \
                                  charts, and the renderer's thread pool (where V8 compiles hot wasm functions with \
-                                 its optimizing tier, and collects garbage) is busy too. The main thread loads the \
-                                 same wasm as the worker{} although it only draws; a small drawing-only wasm for it \
-                                 is the change that would take it out of that start-up rush.",
-                                match &r.wasm {
-                                    Some(Ok(w)) => format!(" ({} raw)", mb(w.raw as f64)),
-                                    _ => String::new(),
-                                }
+                                 its optimizing tier, and collects garbage) is busy too."
                             ));
                         }
                     }
@@ -1016,7 +1012,9 @@ mod tests {
             "{why}"
         );
         assert!(
-            why.contains("the main thread itself ran at most 20 ms of CPU; for at least 41 ms of each it waited"),
+            why.contains(
+                "the main thread itself ran at most 20 ms of CPU; for at least 41 ms of each it was not running"
+            ),
             "{why}"
         );
         assert!(why.contains("All of them came by step 1, as training starts"), "{why}");
