@@ -7,6 +7,7 @@
 // Prints one JSON line (see `bench::BrowserResult`):
 //   {browser, webgpu_adapter, steps:[{name, backend, ms|error}], drop_seconds, drop_step,
 //    longest_task_ms, longest_draw_ms, long_tasks:[{ms, step, window_ms, cpu:[[thread, ms]]}],
+//    stretch:{window_ms, cpu:[[thread, ms]]}|null (the same split from the first step to the drop),
 //    memory:[[step, bytes]]}
 // Needs www/pkg (scripts/build-web.sh). Progress goes to stderr.
 
@@ -15,31 +16,60 @@ import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
 const log = (...a) => console.error('browser:', ...a);
-const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], memory: [] };
+const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null, memory: [] };
 
 // Who had the CPU during a long task. The Long Tasks API gives a task's wall time only; on a
 // machine with few cores a task is also long when the main thread waits for a core. Linux's
 // /proc/<pid>/task/<tid>/stat has each thread's CPU time (in 10 ms clock ticks): sampled every
 // 20 ms, it splits a task's window into the renderer main thread's own CPU time and everyone
-// else's. Elsewhere (no /proc) the split is left out.
+// else's, and /proc/stat adds the rest of the machine: other processes, time stolen by the
+// hypervisor (a shared virtual machine) and idle time. Elsewhere (no /proc) the split is left out.
 const TICK_MS = 10;
+// Which processes to read: Chromium's, found by a full /proc scan at most twice a second (the
+// scan is the costly part). The renderer (the process with the training worker) is read thread
+// by thread, every other Chromium process as a whole, so a sample is a few dozen small reads.
+const seen = { at: -Infinity, pids: [], renderer: null };
+function statTicks(path) {
+  const s = readFileSync(path, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return { name: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), ms: (Number(f[11]) + Number(f[12])) * TICK_MS };
+}
+function scanChromium() {
+  seen.at = performance.now();
+  seen.pids = [];
+  seen.renderer = null;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!/chrom|headless/.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
+      seen.pids.push(pid);
+      const tids = readdirSync(`/proc/${pid}/task`);
+      if (tids.some((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('DedicatedWorker'))) seen.renderer = pid;
+    } catch { /* the process ended */ }
+  }
+}
 function threadTimes() {
-  const t = { at: performance.now(), cpu: new Map() };
-  let pids;
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return t; }
-  for (const pid of pids) {
-    let comm;
-    try { comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { continue; }
-    if (!/chrom|headless/.test(comm)) continue;
-    let tids;
-    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    for (const tid of tids) {
-      try {
-        const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-        t.cpu.set(`${pid}/${tid}/${s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'))}`, (Number(f[11]) + Number(f[12])) * TICK_MS);
-      } catch { /* the thread ended */ }
-    }
+  const t = { at: performance.now(), cpu: new Map(), machine: null };
+  // The whole machine: busy (user, nice, system, irq, softirq), stolen by the hypervisor, idle.
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    t.machine = { busy: (f[0] + f[1] + f[2] + f[5] + f[6]) * TICK_MS, idle: (f[3] + f[4]) * TICK_MS, steal: (f[7] || 0) * TICK_MS };
+  } catch { return t; /* no /proc */ }
+  if (t.at - seen.at > 500 || !seen.renderer) {
+    try { scanChromium(); } catch { return t; }
+  }
+  for (const pid of seen.pids) {
+    try {
+      if (pid === seen.renderer) {
+        for (const tid of readdirSync(`/proc/${pid}/task`)) {
+          try {
+            const { name, ms } = statTicks(`/proc/${pid}/task/${tid}/stat`);
+            t.cpu.set(`${pid}/${tid}/${name}`, ms);
+          } catch { /* the thread ended */ }
+        }
+      } else {
+        t.cpu.set(`${pid}/all/process`, statTicks(`/proc/${pid}/stat`).ms);
+      }
+    } catch { /* the process ended */ }
   }
   return t;
 }
@@ -59,7 +89,19 @@ function cpuDuring(samples, from, to) {
     return 'other renderer threads (compositor, IO)';
   };
   const by = new Map();
-  for (const [k, v] of b.cpu) by.set(kind(k), (by.get(kind(k)) || 0) + v - (a.cpu.get(k) || 0));
+  let chromium = 0;
+  for (const [k, v] of b.cpu) {
+    const d = v - (a.cpu.get(k) || 0);
+    chromium += d;
+    by.set(kind(k), (by.get(kind(k)) || 0) + d);
+  }
+  if (a.machine && b.machine) {
+    // Everything else that ran on this machine in the window (this script included), the time
+    // the hypervisor gave this machine's CPUs to someone else, and idle time.
+    by.set('other processes', Math.max(0, b.machine.busy - a.machine.busy - chromium));
+    by.set('stolen by the hypervisor', b.machine.steal - a.machine.steal);
+    by.set('idle', b.machine.idle - a.machine.idle);
+  }
   return { window_ms: b.at - a.at, cpu: [...by].filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]) };
 }
 
@@ -113,6 +155,7 @@ try {
   const page1 = await measurePage(browser, server);
   Object.assign(out, page1);
   log(`drop at step ${out.drop_step} after ${out.drop_seconds} s, longest task ${out.longest_task_ms} ms`);
+  if (out.stretch) log(`  first step to drop: ${out.stretch.cpu.map(([k, v]) => `${k} ${v} ms`).join(', ')} (of ${out.stretch.window_ms.toFixed(0)} ms)`);
   for (const t of out.long_tasks) log(`  long task ${t.ms.toFixed(0)} ms at step ${t.step}: ${t.cpu.map(([k, v]) => `${k} ${v} ms`).join(', ')} (of ${t.window_ms?.toFixed(0)} ms)`);
 } finally {
   await browser.close().catch(() => {});
@@ -123,7 +166,7 @@ console.log(JSON.stringify(out));
 /** Opens the page in a fresh context and trains to the drop; returns the drop, the longest
  * main-thread task from the first training step on, and the long tasks with their CPU split. */
 async function measurePage(browser, server) {
-  const r = { drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [] };
+  const r = { drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null };
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const p = await ctx.newPage();
@@ -134,6 +177,7 @@ async function measurePage(browser, server) {
       await p.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 120_000, polling: 50 });
       // Page time → node time: performance.now() of both, read back to back.
       const offset = performance.now() - await p.evaluate(() => performance.now());
+      const from = performance.now();
       await p.evaluate(() => {
         window.__longest = 0;
         window.__tasks = [];
@@ -146,7 +190,9 @@ async function measurePage(browser, server) {
         }).observe({ type: 'longtask' });
       });
       await p.waitForFunction(() => window.plateauDrop || document.querySelector('#run-state').textContent === 'finished', null, { timeout: 600_000, polling: 100 });
+      const to = performance.now();
       await new Promise((ok) => setTimeout(ok, 100)); // a sample after the last task
+      r.stretch = cpuDuring(samples, from, to);
       const tasks = await p.evaluate(() => window.__tasks);
       r.long_tasks = tasks.filter((t) => t.ms > 50).sort((a, b) => b.ms - a.ms).slice(0, 20).map((t) => {
         const split = cpuDuring(samples, t.start + offset, t.start + offset + t.ms);

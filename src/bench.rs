@@ -277,6 +277,9 @@ pub struct BrowserResult {
     /// each with the CPU time every kind of thread used during it.
     #[serde(default)]
     pub long_tasks: Vec<LongTask>,
+    /// The same CPU split over the whole stretch from the first training step to the drop.
+    #[serde(default)]
+    pub stretch: Option<CpuSplit>,
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
@@ -293,8 +296,18 @@ pub struct LongTask {
     /// browser side cannot read per-thread CPU times).
     #[serde(default)]
     pub window_ms: Option<f64>,
-    /// `[kind of thread, CPU ms]` over that window, most first (Linux `/proc`, 10 ms ticks).
+    /// `[kind of thread, CPU ms]` over that window, most first (Linux `/proc`, 10 ms ticks), with
+    /// the rest of the machine: `other processes`, `stolen by the hypervisor`, `idle`.
     #[serde(default)]
+    pub cpu: Vec<(String, f64)>,
+}
+
+/// Where a stretch of wall time went on this machine's CPUs (see [`LongTask::cpu`]).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct CpuSplit {
+    /// Length of the sampled window, ms.
+    pub window_ms: f64,
+    /// `[kind of thread, CPU ms]`, most first.
     pub cpu: Vec<(String, f64)>,
 }
 
@@ -763,6 +776,18 @@ pub fn report(r: &Results, date: &str) -> String {
                             r.threads
                         ));
                     }
+                    if let Some(st) = &b.stretch {
+                        let parts: Vec<String> =
+                            st.cpu.iter().map(|(k, ms)| format!("{k} {:.1} s", ms / 1000.0)).collect();
+                        text.push_str(&format!(
+                            " From the first step to the drop ({:.1} s of wall time, so {:.1} s of CPU time on {} \
+                             cores) this machine's CPU time went to: {}.",
+                            st.window_ms / 1000.0,
+                            st.window_ms / 1000.0 * r.threads as f64,
+                            r.threads,
+                            parts.join(", ")
+                        ));
+                    }
                     blockers.push(text);
                 }
             }
@@ -788,8 +813,10 @@ pub fn report(r: &Results, date: &str) -> String {
                 text.push_str(&format!(". This machine has {} cores and the worker keeps one busy.", r.threads));
                 if !b.long_tasks.is_empty() {
                     text.push_str(
-                        " Who had the CPU during each task over 50 ms (per-thread CPU time from `/proc`, sampled \
-                         every 20 ms in 10 ms ticks, over the samples that enclose the task):\n\n\
+                        " Who had the CPU during each task over 50 ms (each Chromium thread's CPU time from \
+                         `/proc/<pid>/task/*/stat`, the rest of the machine from `/proc/stat`: other processes, \
+                         time the hypervisor gave this virtual machine's CPUs to someone else, idle; sampled every \
+                         20 ms in 10 ms ticks, over the samples that enclose the task):\n\n\
                          | task | at step | sampled window | CPU time by thread |\n|---|---|---|---|\n",
                     );
                     for lt in &b.long_tasks {
@@ -809,10 +836,9 @@ pub fn report(r: &Results, date: &str) -> String {
                         let first = b.long_tasks.iter().map(|lt| lt.step).max().unwrap_or(0);
                         text.push_str(&format!(
                             "\nIn every one of them the main thread itself ran at most {:.0} ms of CPU; for at least \
-                             {worst:.0} ms of each it was not running, while the other threads used the CPU time in \
-                             the table ({} cores give {} ms of CPU per ms).",
+                             {worst:.0} ms of each it was not running; the table shows where the rest of the \
+                             {} cores' time went.",
                             measured.iter().map(|lt| main_of(lt)).fold(0.0, f64::max),
-                            r.threads,
                             r.threads
                         ));
                         if first <= 5 && b.long_tasks.len() < 20 {
@@ -1032,6 +1058,10 @@ mod tests {
                 ms: Some(50.0),
                 error: None,
             });
+            b.stretch = Some(CpuSplit {
+                window_ms: 18_500.0,
+                cpu: vec![("training worker".into(), 17_000.0), ("stolen by the hypervisor".into(), 4_250.0)],
+            });
         }
         let text = report(&late, "2026-11-30");
         assert!(text.contains("| 18.0 s of training (step 225); natively 8.0 s"), "{text}");
@@ -1039,6 +1069,10 @@ mod tests {
         assert!(why.contains("got there at step 225 after 8.0 s, so the page took 2.25× as long"), "{why}");
         assert!(why.contains("the 225 training steps alone take 11.2 s; the other 6.8 s"), "{why}");
         assert!(why.contains("evaluation every 5 steps (the held-out loss and greedy decoding of 32 sequences, 8 forward passes each)"), "{why}");
+        assert!(
+            why.contains("(18.5 s of wall time, so 37.0 s of CPU time on 2 cores) this machine's CPU time went to: training worker 17.0 s, stolen by the hypervisor 4.2 s."),
+            "{why}"
+        );
     }
 
     #[test]
