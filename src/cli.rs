@@ -489,7 +489,9 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         "## Chapter 1 — {} preset, {} (generated)\n\n\
          Written by `{}` on {} ({} backend, {} threads available). Model: {} layer(s), {} head(s), d {}, d_ff {}, {} attention, \
          n {}, batch {}, lr {}, {} steps ({}× for c < 1), evaluation every {} steps on a fresh held-out batch of {}. \
-         Non-default settings: {}. Per-run CSVs: `{csv_dir}/`.{}\n\n{}\n### Against the paper\n\n{}",
+         Non-default settings: {}. Per-run CSVs: `{csv_dir}/`. *Wall s* is each run's wall-clock time, including any \
+         time this machine gave to other work meanwhile (step timings measured side by side are in `BENCHMARKS.md`).{}\n\n{}\n\
+         ### Against the paper\n\n{}",
         base.preset.name(),
         base.experiment.name(),
         cmd.trim(),
