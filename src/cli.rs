@@ -38,7 +38,10 @@ const USAGE: &str = "usage:
               [--steps N] --out FILE.csv
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
               [--steps N] [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir DIR]
-                        (--resume reuses runs an earlier invocation finished with the same config;
+              [--checkpoint-every K] [--stop-after N]
+                        (--resume reuses runs an earlier invocation finished with the same config
+                         and continues checkpointed ones, saved every K steps (default 25, 0: never);
+                         --stop-after trains at most N steps, then checkpoints and writes the section;
                          --finished-only writes the section from finished runs and trains nothing)
   plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2] [--model M]
   plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
@@ -151,7 +154,21 @@ pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Res
 /// [`train`] for any chapter.
 pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Run, f64), CliError> {
     let mut run = Run::new(cfg, &backend::device(kind))?;
+    let secs = drive(&mut run, quiet, label, &mut |_| Ok(true))?;
+    Ok((run, secs))
+}
+
+/// Advances `run` until it finishes, diverges or `after_step` returns `false` (called after every
+/// step that leaves the run running), with a progress bar on stderr unless `quiet`. Returns the
+/// wall time in seconds.
+fn drive(
+    run: &mut Run,
+    quiet: bool,
+    label: &str,
+    after_step: &mut dyn FnMut(&Run) -> Result<bool, CliError>,
+) -> Result<f64, CliError> {
     let total = run.config().steps;
+    let first = run.step();
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut last_draw = Instant::now();
@@ -168,7 +185,7 @@ pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) ->
                 let (loss, metric, value) = run.progress();
                 let width = 30;
                 let filled = width * s / total.max(1);
-                let rate = s as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                let rate = (s - first) as f64 / start.elapsed().as_secs_f64().max(1e-9);
                 let line = format!(
                     "{label} [{}{}] {s}/{total} loss {loss:.3} {metric} {value:.2} ({rate:.1} steps/s)",
                     "#".repeat(filled),
@@ -182,7 +199,11 @@ pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) ->
             }
         }
         match status {
-            Status::Running => {}
+            Status::Running => {
+                if !after_step(run)? {
+                    break;
+                }
+            }
             Status::Finished => break,
             Status::Diverged(msg) => {
                 if !quiet && tty {
@@ -196,7 +217,7 @@ pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) ->
     if !quiet && tty {
         eprintln!();
     }
-    Ok((run, start.elapsed().as_secs_f64()))
+    Ok(start.elapsed().as_secs_f64())
 }
 
 fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
@@ -426,6 +447,8 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "resume",
             "finished-only",
             "long-factor",
+            "checkpoint-every",
+            "stop-after",
             "gammas",
             "strength",
             "brief-until",
@@ -449,6 +472,18 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     let mut resumed = 0;
     // `--finished-only`: write the section from the runs finished so far, train nothing.
     let finished_only = flags.get("finished-only").is_some();
+    // `--checkpoint-every K`: save each run's state every K steps (0: never), so `--resume`
+    // continues an interrupted run; `--stop-after N`: train at most N steps in this invocation.
+    let every = count_flag(&flags, "checkpoint-every", 25)?;
+    let mut budget = flags.get("stop-after").map(|_| count_flag(&flags, "stop-after", 0)).transpose()?;
+    if budget == Some(0) {
+        return Err(CliError("--stop-after: at least 1 step".into()));
+    }
+    if std::env::var_os("BURN_DEVICE").is_none() {
+        // burn loads a checkpoint's optimizer state on its default device: make that the run's
+        // backend (no thread has started yet; see `Trainer::from_checkpoint`).
+        std::env::set_var("BURN_DEVICE", kind.flag());
+    }
     let mut missing: Vec<String> = vec![];
     for &c in &cs {
         for &seed in &seeds {
@@ -473,13 +508,52 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                 missing.push(format!("c = {c} seed {seed}"));
                 continue;
             }
-            let (run, secs) = train(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("c={c} seed={seed}"))?;
+            if budget == Some(0) {
+                missing.push(format!("c = {c} seed {seed}"));
+                continue;
+            }
+            let ckpt_dir = format!("{}.ckpt", path.trim_end_matches(".csv"));
+            let label = format!("c={c} seed={seed}");
+            let resumed_from =
+                if flags.get("resume").is_some() { load_checkpoint(&ckpt_dir, &cfg, kind) } else { None };
+            let (trainer, wall_before) = match resumed_from {
+                Some((t, wall)) => {
+                    eprintln!("{label}: continuing from the checkpoint in {ckpt_dir} at step {} (--resume)", t.step());
+                    (t, wall)
+                }
+                None => (Trainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
+            };
+            let mut run = Run::Plateau(Box::new(trainer));
+            let run_start = Instant::now();
+            let mut stopped = false;
+            let mut after_step = |run: &Run| -> Result<bool, CliError> {
+                let Run::Plateau(t) = run else { unreachable!("reproduce trains chapter 1 runs") };
+                let out_of_budget = budget.as_mut().is_some_and(|b| {
+                    *b -= 1;
+                    *b == 0
+                });
+                if out_of_budget || (every > 0 && t.step() % every == 0) {
+                    save_checkpoint(&ckpt_dir, t, kind, wall_before + run_start.elapsed().as_secs_f64())?;
+                }
+                stopped = out_of_budget;
+                Ok(!out_of_budget)
+            };
+            let secs = wall_before + drive(&mut run, flags.get("quiet").is_some(), &label, &mut after_step)?;
+            let Run::Plateau(run) = run else { unreachable!("reproduce trains chapter 1 runs") };
+            if stopped {
+                eprintln!("{label}: stopped at step {} (--stop-after); checkpoint in {ckpt_dir}", run.step());
+                missing.push(format!("c = {c} seed {seed} (checkpointed at step {} of {})", run.step(), cfg.steps));
+                continue;
+            }
             std::fs::write(&path, run.history.to_csv(cfg.n))?;
             let summary = report::summarize(&run.history, cfg.seed, c, secs);
             let meta =
                 serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "summary": summary });
             std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
             summaries.push(summary);
+            if std::path::Path::new(&ckpt_dir).exists() {
+                std::fs::remove_dir_all(&ckpt_dir)?;
+            }
         }
     }
     let name = format!("chapter1-{}-{}", base.preset.name(), base.experiment.name());
@@ -532,8 +606,9 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         body
     } else {
         format!(
-            "{body}\n**Unfinished sweep:** {} of the {} runs are finished; not yet run: {}. The same command with \
-             `--resume` instead of `--finished-only` trains the missing runs and keeps the finished ones.\n",
+            "{body}\n**Unfinished sweep:** {} of the {} runs are finished; not finished: {}. The same command with \
+             `--resume` (instead of `--finished-only` or `--stop-after`) trains the missing runs, continues the \
+             checkpointed ones and keeps the finished ones.\n",
             summaries.len(),
             summaries.len() + missing.len(),
             missing.join(", ")
@@ -559,6 +634,67 @@ fn finished_run(meta_path: &str, cfg: &RunConfig, kind: BackendKind) -> Option<c
         return None;
     }
     serde_json::from_value(meta["summary"].clone()).ok()
+}
+
+/// A non-negative integer flag.
+fn count_flag(flags: &Flags, key: &str, default: usize) -> Result<usize, CliError> {
+    match flags.get(key) {
+        None => Ok(default),
+        Some(v) => v.trim().parse().map_err(|_| CliError(format!("--{key}: {v:?} is not a whole number of steps"))),
+    }
+}
+
+/// Writes `t`'s [`Checkpoint`](crate::train::Checkpoint) to the directory `dir` (`model.bpk`,
+/// `optimizer.bpk`, `state.cbor`, and `run.json` with the backend and the wall seconds so far),
+/// replacing the previous one only once the new one is complete.
+fn save_checkpoint(dir: &str, t: &Trainer, kind: BackendKind, wall_s: f64) -> Result<(), CliError> {
+    let cp = t.checkpoint().map_err(CliError)?;
+    let tmp = format!("{dir}.tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    std::fs::write(format!("{tmp}/model.bpk"), &cp.model)?;
+    std::fs::write(format!("{tmp}/optimizer.bpk"), &cp.optimizer)?;
+    std::fs::write(format!("{tmp}/state.cbor"), cp.state.to_bytes())?;
+    let meta = serde_json::json!({ "backend": kind.name(), "step": t.step(), "wall_s": wall_s, "date": today() });
+    std::fs::write(format!("{tmp}/run.json"), serde_json::to_string_pretty(&meta)?)?;
+    if std::path::Path::new(dir).exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::rename(&tmp, dir)?;
+    Ok(())
+}
+
+/// The run checkpointed in `dir` and its wall seconds so far, if there is one made with exactly
+/// `cfg` on `kind`; otherwise (none, another config, unreadable) `None`, with a message unless
+/// there is none.
+fn load_checkpoint(dir: &str, cfg: &RunConfig, kind: BackendKind) -> Option<(Trainer, f64)> {
+    use crate::train::{Checkpoint, CheckpointState};
+    if !std::path::Path::new(dir).exists() {
+        return None;
+    }
+    let read = || -> Result<(Trainer, f64), String> {
+        let file = |name: &str| std::fs::read(format!("{dir}/{name}")).map_err(|e| format!("{name}: {e}"));
+        let meta: serde_json::Value =
+            serde_json::from_slice(&file("run.json")?).map_err(|e| format!("run.json: {e}"))?;
+        if meta["backend"].as_str() != Some(kind.name()) {
+            return Err(format!("it was trained on {}, this run uses {}", meta["backend"], kind.name()));
+        }
+        let state = CheckpointState::from_bytes(&file("state.cbor")?)?;
+        // Live changes (none in reproduce) aside, the config must be the one asked for.
+        if state.config != *cfg {
+            return Err("it was made with another config".into());
+        }
+        let cp = Checkpoint { model: file("model.bpk")?, optimizer: file("optimizer.bpk")?, state };
+        let wall = meta["wall_s"].as_f64().unwrap_or(0.0);
+        Ok((Trainer::from_checkpoint(cp, &backend::device(kind))?, wall))
+    };
+    match read() {
+        Ok(found) => Some(found),
+        Err(why) => {
+            eprintln!("ignoring the checkpoint in {dir} ({why}); starting the run afresh");
+            None
+        }
+    }
 }
 
 fn list_flag(flags: &Flags, key: &str, default: &str) -> Result<Vec<f64>, CliError> {

@@ -104,6 +104,47 @@ pub fn adamw(cfg: &RunConfig) -> ModuleOptimizer {
         .init()
 }
 
+/// A chapter 1 run's whole state between two steps, for the CLI to write to disk and resume
+/// from (`plateau reproduce --resume`): the model's weights and the Adam moments as burn
+/// records (burnpack bytes, with the parameter ids that key the optimizer state), and the rest as
+/// [`CheckpointState`]. Nothing else is needed to continue bit for bit: every batch is drawn from
+/// the seed's stream at the step's index ([`crate::rng::stream`]), never from a running generator.
+/// Native only: the records are read back synchronously, which WebGPU cannot do.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct Checkpoint {
+    /// The model's record ([`Module::into_record`]) as burnpack bytes.
+    pub model: Vec<u8>,
+    /// The optimizer's record ([`ModuleOptimizer::to_record`]) as burnpack bytes.
+    pub optimizer: Vec<u8>,
+    /// Config, step and history.
+    pub state: CheckpointState,
+}
+
+/// The plain part of a [`Checkpoint`].
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct CheckpointState {
+    /// The config in force (live changes included).
+    pub config: RunConfig,
+    /// Updates done: the next [`Trainer::advance`] handles this step.
+    pub step: usize,
+    /// Everything recorded so far.
+    pub history: History,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl CheckpointState {
+    /// CBOR bytes, every float bit for bit.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![];
+        ciborium::into_writer(self, &mut out).expect("writing to a Vec cannot fail");
+        out
+    }
+    /// Reads [`CheckpointState::to_bytes`] back.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CheckpointState, String> {
+        ciborium::from_reader(bytes).map_err(|e| format!("checkpoint state: {e}"))
+    }
+}
+
 /// A training run.
 pub struct Trainer {
     cfg: RunConfig,
@@ -125,6 +166,46 @@ impl Trainer {
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
         let optim = AdamConfig::new().with_beta_1(0.9).with_beta_2(0.999).with_epsilon(1e-8).init();
         Ok(Trainer { cfg, device, model, optim, step: 0, status: Status::Running, history: History::default() })
+    }
+
+    /// The run's whole state, to continue it later with [`Trainer::from_checkpoint`]. Only a
+    /// running trainer has one (a finished or diverged run has nothing left to continue).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn checkpoint(&self) -> Result<Checkpoint, String> {
+        if self.status != Status::Running {
+            return Err(format!("only a running trainer can be checkpointed (this one is {:?})", self.status));
+        }
+        let model = self.model.clone().into_record().into_bytes().map_err(|e| format!("model record: {e}"))?;
+        let optimizer = self.optim.into_bytes().map_err(|e| format!("optimizer record: {e}"))?;
+        Ok(Checkpoint {
+            model: model.to_vec(),
+            optimizer: optimizer.to_vec(),
+            state: CheckpointState { config: self.cfg.clone(), step: self.step, history: self.history.clone() },
+        })
+    }
+
+    /// Continues a run from a [`Checkpoint`] on `device`: the next [`Trainer::advance`] computes
+    /// exactly what the checkpointed trainer's next call would have (a test holds the rows
+    /// equal). burn materializes the optimizer state on its default device (the `BURN_DEVICE`
+    /// variable picks it) and moves it to `device` on the first update; the CLI sets
+    /// `BURN_DEVICE` to the run's backend.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_checkpoint(cp: Checkpoint, device: &Device) -> Result<Trainer, String> {
+        use burn::store::ModuleRecord;
+        use burn::tensor::Bytes;
+        let CheckpointState { config, step, history } = cp.state;
+        if step >= config.steps {
+            return Err(format!("the checkpoint is at step {step}, but the run has only {} steps", config.steps));
+        }
+        let mut t = Trainer::new(config, device).map_err(|e| e.to_string())?;
+        let record =
+            ModuleRecord::from_bytes(Bytes::from_bytes_vec(cp.model)).map_err(|e| format!("model record: {e}"))?;
+        t.model = t.model.try_load_record(record).map_err(|e| format!("model record: {e}"))?;
+        t.optim =
+            t.optim.from_bytes(Bytes::from_bytes_vec(cp.optimizer)).map_err(|e| format!("optimizer record: {e}"))?;
+        t.step = step;
+        t.history = history;
+        Ok(t)
     }
 
     /// The transformer shape a config asks for.

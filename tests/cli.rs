@@ -123,6 +123,8 @@ fn bad_flags_are_refused_with_a_message() {
         (&["run", "--lambda-until", "-3", "--experiment", "syntax", "--out", "x.csv"], "--lambda-until"),
         (&["run", "--embeddings", "e.csv", "--out", "x.csv"], "--embeddings is for --experiment anchors"),
         (&["reproduce", "--experiment", "anchors", "--gammas", "0.3,big"], "--gammas"),
+        (&["reproduce", "--stop-after", "0"], "--stop-after: at least 1 step"),
+        (&["reproduce", "--checkpoint-every", "-5"], "--checkpoint-every: \"-5\" is not a whole number"),
         (&["bench", "--suite", "fast"], "--suite \"fast\": allowed quick, full"),
         (&["bench", "--only", "ch9"], "--only \"ch9\": allowed one of ch1 paper"),
         (&["bench", "--memory-steps", "lots"], "--memory-steps"),
@@ -242,8 +244,56 @@ fn reproduce_resume_reuses_only_identical_runs() {
     assert!(!dir.join("interactive-mws-c10-seed1.csv").exists(), "nothing trained: {err}");
     let doc = std::fs::read_to_string(&md).unwrap();
     assert_eq!(table(&doc).len(), 1, "{doc}");
-    assert!(doc.contains("**Unfinished sweep:** 1 of the 2 runs are finished; not yet run: c = 10 seed 1."), "{doc}");
+    assert!(doc.contains("**Unfinished sweep:** 1 of the 2 runs are finished; not finished: c = 10 seed 1."), "{doc}");
     assert!(doc.contains("this one trained nothing"), "{doc}");
+}
+
+/// A sweep stopped by `--stop-after` leaves a checkpoint; `--resume` continues it, and the run's
+/// CSV is byte for byte the CSV of the same run trained straight through.
+#[test]
+fn reproduce_continues_a_checkpointed_run_to_the_same_rows() {
+    let run = |dir: &str, extra: &[&str]| -> (i32, String) {
+        let (d, m) = (tmp(dir), tmp(&format!("{dir}.md")));
+        let mut a = vec!["reproduce", "--preset", "interactive", "--seeds", "0", "--cs", "2.5", "--steps", "20"];
+        a.extend(["--eval-every", "2", "--quiet", "--csv-dir", d.to_str().unwrap(), "--out", m.to_str().unwrap()]);
+        a.extend(extra);
+        let (code, _, err) = plateau(&a);
+        (code, err)
+    };
+    let (code, err) = run("straight", &[]);
+    assert_eq!(code, 0, "{err}");
+    let straight = std::fs::read_to_string(tmp("straight").join("interactive-mws-c2.5-seed0.csv")).unwrap();
+
+    let (code, err) = run("parts", &["--checkpoint-every", "5", "--stop-after", "12"]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt = tmp("parts").join("interactive-mws-c2.5-seed0.ckpt");
+    let meta = std::fs::read_to_string(ckpt.join("run.json")).unwrap();
+    assert!(meta.contains("\"step\": 12"), "{meta}");
+    assert!(!tmp("parts").join("interactive-mws-c2.5-seed0.csv").exists());
+    let doc = std::fs::read_to_string(tmp("parts.md")).unwrap();
+    assert!(doc.contains("not finished: c = 2.5 seed 0 (checkpointed at step 12 of 20)"), "{doc}");
+
+    // Another config ignores the checkpoint (and says so): on a copy, since it then trains afresh.
+    let other = tmp("other").join("interactive-mws-c2.5-seed0.ckpt");
+    std::fs::create_dir_all(&other).unwrap();
+    for f in ["model.bpk", "optimizer.bpk", "state.cbor", "run.json"] {
+        std::fs::copy(ckpt.join(f), other.join(f)).unwrap();
+    }
+    let (code, err) = run("other", &["--resume", "--lr", "0.002", "--stop-after", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("made with another config"), "{err}");
+
+    let (code, err) = run("parts", &["--resume", "--checkpoint-every", "5", "--stop-after", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("continuing from the checkpoint"), "{err}");
+    let meta = std::fs::read_to_string(ckpt.join("run.json")).unwrap();
+    assert!(meta.contains("\"step\": 15"), "{meta}");
+    let (code, err) = run("parts", &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("at step 15"), "{err}");
+    let resumed = std::fs::read_to_string(tmp("parts").join("interactive-mws-c2.5-seed0.csv")).unwrap();
+    assert_eq!(resumed, straight);
+    assert!(!ckpt.exists(), "a finished run's checkpoint is removed");
 }
 
 #[test]

@@ -36,6 +36,42 @@ fn same_seed_gives_identical_rows_and_other_seed_differs() {
 }
 
 #[test]
+fn a_run_resumed_from_a_checkpoint_computes_the_same_rows() {
+    // burn puts the loaded Adam state on its default device first; keep it on the CPU backend,
+    // as the CLI does (no other test in this binary depends on the default device).
+    std::env::set_var("BURN_DEVICE", plateau::backend::CPU.flag());
+    let straight = run(golden_config());
+    let mut first = Trainer::new(golden_config(), &cpu_device()).unwrap();
+    for _ in 0..10 {
+        assert_eq!(block_on(first.advance()), Status::Running);
+    }
+    let cp = first.checkpoint().unwrap();
+    assert_eq!(cp.state.step, 10);
+    // Through the same bytes the CLI writes to disk.
+    let state = plateau::train::CheckpointState::from_bytes(&cp.state.to_bytes()).unwrap();
+    let cp = plateau::train::Checkpoint { state, ..cp };
+    drop(first);
+    let mut resumed = Trainer::from_checkpoint(cp, &cpu_device()).unwrap();
+    assert_eq!(resumed.step(), 10);
+    while block_on(resumed.advance()) == Status::Running {}
+    assert_eq!(resumed.status(), &Status::Finished);
+    assert_eq!(resumed.history.rows, straight.history.rows);
+    assert_eq!(resumed.history.snapshots, straight.history.snapshots);
+    // A fresh optimizer (Adam moments lost) would not: the rows after the checkpoint differ.
+    let mut lost = Trainer::new(golden_config(), &cpu_device()).unwrap();
+    for _ in 0..10 {
+        block_on(lost.advance());
+    }
+    let mut cp = lost.checkpoint().unwrap();
+    cp.optimizer = Trainer::new(golden_config(), &cpu_device()).unwrap().checkpoint().unwrap().optimizer;
+    let mut lost = Trainer::from_checkpoint(cp, &cpu_device()).unwrap();
+    while block_on(lost.advance()) == Status::Running {}
+    assert_ne!(lost.history.rows.last(), straight.history.rows.last());
+    // A finished run has nothing to continue.
+    assert!(resumed.checkpoint().is_err());
+}
+
+#[test]
 fn golden_rows_match_the_committed_files() {
     // The browser test compares its rows with these files, so native and wasm are held equal.
     for (name, cfg) in common::golden_runs() {
