@@ -8,10 +8,12 @@
 //   {browser, webgpu_adapter, steps:[{name, backend, ms|error}], drop_seconds, drop_step,
 //    longest_task_ms, longest_draw_ms, long_tasks:[{ms, step, window_ms, cpu:[[thread, ms]]}],
 //    stretch:{window_ms, cpu:[[thread, ms]]}|null (the same split from the first step to the drop),
-//    memory:[[step, bytes]]}
-// Needs www/pkg (scripts/build-web.sh). Progress goes to stderr.
+//    memory:[[step, bytes]],
+//    profile:{name, steps, ms, profiled_ms, functions:[[name, ms]]}|{error}|absent}
+// Needs www/pkg (scripts/build-web.sh); the profile (spec.profile: {name, query, steps, warmup})
+// needs www/pkg-names, the same engine with its function names kept. Progress goes to stderr.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
@@ -137,6 +139,7 @@ try {
     }
   }
   await context.close();
+  if (spec.profile) out.profile = await profileSteps(browser, server, spec.profile);
   if (spec.memory_steps > 0) {
     // A fresh page: linear memory never shrinks, so the timings above (the paper preset) would
     // otherwise set the figure.
@@ -162,6 +165,46 @@ try {
   await server.close();
 }
 console.log(JSON.stringify(out));
+
+/** A CPU profile (V8's sampling profiler, through the DevTools protocol) of `c.steps` timed
+ * steps of `c.query` on the CPU backend, in the build with function names: self time per
+ * function, in ms over all the profiled steps. Also the unprofiled ms/step of the same build. */
+async function profileSteps(browser, server, c) {
+  if (!existsSync(new URL('../www/pkg-names/plateau.js', import.meta.url))) {
+    return { error: 'www/pkg-names is missing (scripts/bench.sh full builds it)' };
+  }
+  log(`${c.name} — CPU profile (build with names)`);
+  const ctx = await browser.newContext();
+  try {
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}www/bench.html?pkg=names`);
+    await p.waitForSelector('#ready:not([hidden])', { state: 'attached', timeout: 120_000 });
+    await p.evaluate(({ q, w }) => window.plateauBench.open(q, w), { q: c.query, w: c.warmup });
+    const ms = await p.evaluate((n) => window.plateauBench.run(n), c.steps);
+    const cdp = await ctx.newCDPSession(p);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 }); // µs
+    await cdp.send('Profiler.start');
+    const profiledMs = await p.evaluate((n) => window.plateauBench.run(n), c.steps);
+    const { profile } = await cdp.send('Profiler.stop');
+    await p.evaluate(() => window.plateauBench.close());
+    // Self time: each sample's node holds the CPU until the next sample.
+    const nameOf = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName || `(anonymous ${n.callFrame.url})`]));
+    const self = new Map();
+    for (let i = 0; i + 1 < profile.samples.length; i++) {
+      const name = nameOf.get(profile.samples[i]);
+      self.set(name, (self.get(name) || 0) + profile.timeDeltas[i + 1] / 1000);
+    }
+    self.delete('(idle)');
+    const functions = [...self].sort((a, b) => b[1] - a[1]).slice(0, 300);
+    log(`  ${ms.toFixed(1)} ms/step, ${profiledMs.toFixed(1)} while profiled`);
+    return { name: c.name, steps: c.steps, ms, profiled_ms: profiledMs, functions };
+  } catch (e) {
+    return { error: String(e.message || e).split('\n')[0] };
+  } finally {
+    await ctx.close();
+  }
+}
 
 /** Opens the page in a fresh context and trains to the drop; returns the drop, the longest
  * main-thread task from the first training step on, and the long tasks with their CPU split. */

@@ -6,7 +6,8 @@
 #
 #   scripts/bench.sh          quick: a few steps per config, prints the report (≈ 5 min)
 #   scripts/bench.sh full     more steps, a 10 000-step memory run (MEMORY_STEPS=N to change),
-#                             a perf profile of the paper step; writes BENCHMARKS.md
+#                             profiles of the paper step (browser vs native on one thread, and
+#                             native Flex on every thread); writes BENCHMARKS.md
 #                             (≈ 35 min on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,18 +39,46 @@ if [ "$SUITE" = quick ]; then
   exec target/release/plateau bench --suite quick --torch "/usr/bin/python3 bench/torch_bench.py"
 fi
 
+# For a profile of the paper step in the browser: the page's engine built as the page is, but
+# with its function names kept (own target folder, so the page's build stays as it is).
+(
+  source scripts/web-profile.sh
+  export CARGO_PROFILE_RELEASE_STRIP=none CARGO_TARGET_DIR=target/wasm-names
+  cargo build --release --target wasm32-unknown-unknown --lib
+  wasm-bindgen --target web --no-typescript --out-dir www/pkg-names \
+    target/wasm-names/wasm32-unknown-unknown/release/plateau.wasm
+)
+
+# `perf report` lines (comments and blank lines removed) of a command: NAME OUT CMD...
+PERF_OK=no
+if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null; then PERF_OK=yes; fi
+perf_report() {
+  local out="$1" data
+  shift
+  data="$(mktemp)"
+  perf record -q -o "$data" -- "$@" >/dev/null 2>&1
+  { perf report -i "$data" --stdio --no-children -g none --sort pid,symbol 2>/dev/null || true; } \
+    | grep -v '^#' | grep -v '^$' | sed -e 's/[[:space:]]*-[[:space:]]*-[[:space:]]*$//' -e 's/[[:space:]]*$//' > "$out"
+  rm -f "$data"
+}
+PROFILE_ARGS=()
+if [ "$PERF_OK" = yes ]; then
+  # The paper step natively on one thread with the page's CPU backend, beside the browser's profile.
+  NATIVE1="$(mktemp)"
+  perf_report "$NATIVE1" env RAYON_NUM_THREADS=1 MATMUL_NUM_THREADS=1 target/release/plateau bench \
+    --only "ch1 paper" --backends ndarray --torch none --browser none --wasm none --memory-steps 0 --one-thread no
+  PROFILE_ARGS=(--native-profile "$NATIVE1")
+fi
+
 target/release/plateau bench --suite full --memory-steps "${MEMORY_STEPS:-10000}" \
-  --torch "/usr/bin/python3 bench/torch_bench.py" --write BENCHMARKS.md
+  --torch "/usr/bin/python3 bench/torch_bench.py" "${PROFILE_ARGS[@]}" --write BENCHMARKS.md
 
 # Where a paper-preset step spends its time (perf, when the kernel allows it): the fastest
 # native backend (Flex), by thread and by kind of work, then the top symbols.
-if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null; then
-  DATA="$(mktemp)"
-  perf record -q -o "$DATA" -- target/release/plateau bench --only "ch1 paper" --backends flex \
-    --torch none --browser none --wasm none --memory-steps 0 --one-thread no >/dev/null 2>&1
+if [ "$PERF_OK" = yes ]; then
   REPORT="$(mktemp)"
-  { perf report -i "$DATA" --stdio --no-children -g none --sort pid,symbol 2>/dev/null || true; } \
-    | grep -v '^#' | grep -v '^$' | sed -e 's/[[:space:]]*-[[:space:]]*-[[:space:]]*$//' -e 's/[[:space:]]*$//' > "$REPORT"
+  perf_report "$REPORT" target/release/plateau bench --only "ch1 paper" --backends flex \
+    --torch none --browser none --wasm none --memory-steps 0 --one-thread no
   {
     echo
     echo "## Profile of the paper-preset step (native, Flex)"
@@ -68,6 +97,6 @@ if command -v perf >/dev/null && perf record -o /dev/null -q -- true 2>/dev/null
     head -25 "$REPORT"
     echo '```'
   } >> BENCHMARKS.md
-  rm -f "$DATA" "$REPORT"
+  rm -f "$REPORT" "${NATIVE1:-}"
 fi
 echo "bench: wrote BENCHMARKS.md"

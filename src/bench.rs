@@ -283,6 +283,84 @@ pub struct BrowserResult {
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
+    /// A CPU profile of the paper preset's timed steps (the build with function names).
+    #[serde(default)]
+    pub profile: Option<BrowserProfile>,
+}
+
+/// V8's sampling profile of `steps` timed training steps in the browser, or why there is none.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct BrowserProfile {
+    /// The case profiled.
+    #[serde(default)]
+    pub name: String,
+    /// Timed steps in the profile.
+    #[serde(default)]
+    pub steps: usize,
+    /// ms/step of the same build, not profiled.
+    #[serde(default)]
+    pub ms: f64,
+    /// ms/step while profiled.
+    #[serde(default)]
+    pub profiled_ms: f64,
+    /// Self time (ms over all `steps`) per function, most first.
+    #[serde(default)]
+    pub functions: Vec<(String, f64)>,
+    /// Why there is no profile.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// The kinds of work a profile is summed into, in table order.
+pub const KINDS: [&str; 5] = [
+    "matrix products (GEMM kernels, packing)",
+    "elementwise, reductions, layout ops",
+    "exp / log",
+    "memory (copies, zeroing, allocation, page faults, kernel)",
+    "other (JavaScript glue, V8 runtime and GC, the rest)",
+];
+
+/// The kind of work (an entry of [`KINDS`]) a profiled function does, from its name: a symbol of
+/// `perf report` natively (`[.] name` in user space, `[k] name` in the kernel) or a function of
+/// the wasm name section in the browser. Matrix products are matched first (their kernels are
+/// SIMD elementwise code too), then exp/log, memory, and the tensor crates' other ops.
+pub fn kind_of(symbol: &str) -> &'static str {
+    let s = symbol.to_ascii_lowercase();
+    let any = |keys: &[&str]| keys.iter().any(|k| s.contains(k));
+    if any(&["gemm", "matrixmultiply"]) {
+        KINDS[0]
+    } else if any(&["expf", "logf", "libm", "tanh"]) {
+        KINDS[2]
+    } else if any(&["memmove", "memcpy", "memset", "clear_page", "page_fault", "[k]", "malloc", "free", "alloc"]) {
+        KINDS[3]
+    } else if any(&["macerator", "zip", "binary", "unary", "scalar", "mask", "reduce", "sum", "ndarray", "burn_flex"]) {
+        KINDS[1]
+    } else {
+        KINDS[4]
+    }
+}
+
+/// `perf report --stdio --no-children -g none --sort pid,symbol` lines (comments and blank lines
+/// removed) as (share of samples in %, symbol).
+pub fn parse_perf_report(text: &str) -> Vec<(f64, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let pct: f64 = parts.next()?.strip_suffix('%')?.parse().ok()?;
+            let _thread = parts.next()?;
+            Some((pct, parts.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
+/// Sums (weight, function) pairs by [`kind_of`], in [`KINDS`] order.
+pub fn by_kind(entries: &[(f64, String)]) -> [f64; 5] {
+    let mut out = [0.0; 5];
+    for (w, name) in entries {
+        let k = KINDS.iter().position(|k| *k == kind_of(name)).expect("kind_of returns one of KINDS");
+        out[k] += w;
+    }
+    out
 }
 
 /// One long main-thread task on the page, and who had the CPU during it.
@@ -325,12 +403,15 @@ pub struct BrowserStep {
 }
 
 /// Runs the browser side (`node bench/browser.mjs`, or `cmd`) with the cases as JSON.
-pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize) -> Result<BrowserResult, String> {
-    let spec: Vec<serde_json::Value> = cases
-        .iter()
-        .map(|c| serde_json::json!({"name": c.name, "query": c.query, "steps": c.steps, "warmup": WARMUP}))
-        .collect();
-    run_json(cmd, &[serde_json::json!({"cases": spec, "memory_steps": memory_steps}).to_string()])
+/// With `profile`, the paper case is also profiled (in the build with function names).
+pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize, profile: bool) -> Result<BrowserResult, String> {
+    let spec_of = |c: &Case| serde_json::json!({"name": c.name, "query": c.query, "steps": c.steps, "warmup": WARMUP});
+    let spec: Vec<serde_json::Value> = cases.iter().map(spec_of).collect();
+    let mut all = serde_json::json!({"cases": spec, "memory_steps": memory_steps});
+    if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper").filter(|_| profile) {
+        all["profile"] = spec_of(paper);
+    }
+    run_json(cmd, &[all.to_string()])
 }
 
 /// Runs `cmd` (a program and its arguments, split on whitespace) with `args` appended and parses
@@ -513,6 +594,18 @@ pub fn wasm_sections(b: &[u8]) -> Result<Vec<(String, std::ops::Range<usize>)>, 
 /// One native timing: the backend's name and its ms/step, or why there is none.
 pub type NativeTiming = (String, Result<f64, String>);
 
+/// The paper step by kind of work ([`KINDS`]), ms/step natively on one thread (each kind's share
+/// of the perf samples times `native_ms`, the measured one-thread ms/step) and in the browser
+/// (the profile's self time per step), when both profiles are there.
+pub fn kind_split(r: &Results, native_ms: f64) -> Option<([f64; 5], [f64; 5])> {
+    let native = r.native_profile.as_ref()?.as_ref().ok()?;
+    let p = r.browser.as_ref()?.as_ref().ok()?.profile.as_ref().filter(|p| p.error.is_none() && p.steps > 0)?;
+    let n = by_kind(native).map(|pct| pct / 100.0 * native_ms);
+    let swapped: Vec<(f64, String)> = p.functions.iter().map(|(f, ms)| (*ms, f.clone())).collect();
+    let b = by_kind(&swapped).map(|ms| ms / p.steps as f64);
+    Some((n, b))
+}
+
 /// Everything one bench run measured.
 #[derive(Clone, Debug, Default)]
 pub struct Results {
@@ -538,6 +631,9 @@ pub struct Results {
     pub memory: Vec<(usize, f64, f64)>,
     /// The page's default run natively: `(seconds, step)` to the drop ([`native_drop`]).
     pub native_drop: Option<(f64, usize)>,
+    /// `perf report` of the paper step natively on one thread with the page's CPU backend, as
+    /// (share %, symbol) ([`parse_perf_report`]), or why there is none.
+    pub native_profile: Option<Result<Vec<(f64, String)>, String>>,
 }
 
 /// The CPU model name of this machine.
@@ -730,6 +826,29 @@ pub fn report(r: &Results, date: &str) -> String {
                             fmt_ms(*e1),
                             e1 / ms
                         ));
+                        if let Some((n, b)) = kind_split(r, *e1) {
+                            let mut order: Vec<usize> = (0..KINDS.len()).filter(|&k| b[k] > n[k]).collect();
+                            order.sort_by(|&x, &y| (b[y] - n[y]).total_cmp(&(b[x] - n[x])));
+                            let parts: Vec<String> = order
+                                .iter()
+                                .map(|&k| {
+                                    format!(
+                                        "{} +{} ({} → {} ms/step)",
+                                        KINDS[k],
+                                        fmt_ms(b[k] - n[k]),
+                                        fmt_ms(n[k]),
+                                        fmt_ms(b[k])
+                                    )
+                                })
+                                .collect();
+                            if !parts.is_empty() {
+                                text.push_str(&format!(
+                                    " By kind of work (the profiles at the end of this file), the browser spends more \
+                                     on: {}.",
+                                    parts.join("; ")
+                                ));
+                            }
+                        }
                     }
                     blockers.push(text);
                 }
@@ -929,7 +1048,61 @@ pub fn report(r: &Results, date: &str) -> String {
     for (step, bytes) in browser_memory {
         o.push_str(&format!("| browser (wasm linear memory, never shrinks) | {step} | {} | – |\n", mb(*bytes)));
     }
+    profile_section(&mut o, r, &one_thread);
     o
+}
+
+/// The paper step by kind of work in the browser and natively on one thread, and the browser's
+/// top functions: where the browser's extra time goes.
+fn profile_section(o: &mut String, r: &Results, one_thread: &[(String, f64)]) {
+    let profile = r.browser.as_ref().and_then(|b| b.as_ref().ok()).and_then(|b| b.profile.as_ref());
+    if profile.is_none() && r.native_profile.is_none() {
+        return;
+    }
+    o.push_str("\n## Profile of the paper-preset step: browser vs native, one thread\n\n");
+    let native_ms = one_thread.iter().find(|(n, _)| n == backend::CPU.name()).map(|(_, ms)| *ms);
+    if let Some(Err(e)) = &r.native_profile {
+        o.push_str(&format!("No native profile: {e}.\n"));
+    }
+    match profile {
+        Some(BrowserProfile { error: Some(e), .. }) => o.push_str(&format!("No browser profile: {e}.\n")),
+        None => o.push_str("No browser profile in this run.\n"),
+        Some(_) => {}
+    }
+    let (Some(p), Some(native_ms)) = (profile.filter(|p| p.error.is_none()), native_ms) else { return };
+    let Some((n, b)) = kind_split(r, native_ms) else { return };
+    o.push_str(&format!(
+        "The browser: V8's sampling profiler (every 0.5 ms, through the DevTools protocol) over {} timed steps of \
+         the paper preset on the page's CPU backend, in a build of the page's engine that keeps its function names \
+         ({} ms/step unprofiled, {} while profiled; the shipped build, above, strips them). Natively: `perf record` \
+         of the same step on one thread with the same backend ({}), each kind's share of the samples times the \
+         measured {} ms/step. Functions are sorted into kinds by name (`bench::kind_of`).\n\n\
+         | kind of work | native, 1 thread (ms/step) | browser (ms/step) | browser ÷ native |\n|---|---|---|---|\n",
+        p.steps,
+        fmt_ms(p.ms),
+        fmt_ms(p.profiled_ms),
+        backend::CPU.name(),
+        fmt_ms(native_ms)
+    ));
+    for (k, kind) in KINDS.iter().enumerate() {
+        let ratio = if n[k] > 0.0 { format!("{:.2}×", b[k] / n[k]) } else { "–".into() };
+        o.push_str(&format!("| {kind} | {} | {} | {ratio} |\n", fmt_ms(n[k]), fmt_ms(b[k])));
+    }
+    let (tn, tb) = (n.iter().sum::<f64>(), b.iter().sum::<f64>());
+    o.push_str(&format!("| all | {} | {} | {:.2}× |\n", fmt_ms(tn), fmt_ms(tb), tb / tn));
+    o.push_str(
+        "\nThe browser's 15 functions with the most self time:\n\n| function | ms/step | kind |\n|---|---|---|\n",
+    );
+    for (f, ms) in p.functions.iter().take(15) {
+        let short: String =
+            if f.chars().count() > 110 { f.chars().take(109).chain(['…']).collect() } else { f.clone() };
+        o.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            short.replace('|', "\\|"),
+            fmt_ms(ms / p.steps as f64),
+            kind_of(f)
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -953,6 +1126,37 @@ mod tests {
         assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (9, 100, "last", true, true));
         let s3 = shape(&case_config(&cases(false)[3]));
         assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads), (20, "mlm", false, 4));
+    }
+
+    #[test]
+    fn profiles_are_parsed_and_sorted_into_kinds() {
+        let lines = "    16.57%    13152:plateau  [.] gemm_f32::microkernel::avx512f::f32::x4x6\n\
+                     7.10%    13150:plateau  [.] __memmove_evex_unaligned_erms\n\
+                     not a sample line\n";
+        assert_eq!(
+            parse_perf_report(lines),
+            vec![
+                (16.57, "[.] gemm_f32::microkernel::avx512f::f32::x4x6".to_string()),
+                (7.1, "[.] __memmove_evex_unaligned_erms".to_string())
+            ]
+        );
+        for (name, kind) in [
+            ("matrixmultiply::kernel::sgemm_kernel", 0),
+            ("[.] gemm_common::simd::x86::V4::vectorize", 0),
+            ("[.] macerator::backend::x86::v4::V4Impl::run_vectorized", 1),
+            ("burn_ndarray::ops::base::NdArrayMathOps::sum_dim", 1),
+            ("[.] __expf_fma", 2),
+            ("libm::math::logf::logf", 2),
+            ("[k] exc_page_fault", 3),
+            ("dlmalloc::dlmalloc::Dlmalloc<A>::malloc", 3),
+            ("memset", 3),
+            ("(program)", 4),
+            ("__wbg_call_1234", 4),
+        ] {
+            assert_eq!(kind_of(name), KINDS[kind], "{name}");
+        }
+        let kinds = by_kind(&[(2.0, "memcpy".into()), (1.0, "sgemm".into()), (3.0, "matrixmultiply".into())]);
+        assert_eq!(kinds, [4.0, 0.0, 0.0, 2.0, 0.0]);
     }
 
     #[test]
@@ -986,6 +1190,20 @@ mod tests {
                         ("page main thread".into(), 20.0),
                     ],
                 }],
+                profile: Some(BrowserProfile {
+                    name: paper.name.into(),
+                    steps: 2,
+                    ms: 250.0,
+                    profiled_ms: 260.0,
+                    functions: vec![
+                        ("matrixmultiply::gemm::masked_kernel".into(), 300.0),
+                        ("ndarray::zip::Zip<P,D>::for_each".into(), 120.0),
+                        ("memcpy".into(), 40.0),
+                        ("libm::math::expf::expf".into(), 20.0),
+                        ("(garbage collector)".into(), 20.0),
+                    ],
+                    error: None,
+                }),
                 ..Default::default()
             })),
             wasm: Some(Ok(WasmSize {
@@ -997,6 +1215,13 @@ mod tests {
             torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "1.13".into() })),
             memory: vec![(1000, 20e6, 21e6)],
             native_drop: Some((8.0, 225)),
+            native_profile: Some(Ok(parse_perf_report(
+                "    50.00%    13152:plateau  [.] gemm_f32::microkernel::x4x6\n\
+                 30.00%    13150:plateau  [.] burn_ndarray::ops::zip_map\n\
+                 10.00%    13150:plateau  [k] clear_page_erms\n\
+                  5.00%    13150:plateau  [.] __expf_fma\n\
+                  5.00%    13150:plateau  [.] main\n",
+            ))),
         };
         let text = report(&r, "2026-11-30");
         // 39.69 GFLOP in 100 ms = 396.9 GFLOP/s; PyTorch 150 ms ÷ 100 ms = 1.50× the steps/s.
@@ -1028,6 +1253,26 @@ mod tests {
         let why = &text[text.find("## What stands in the way").expect("blockers section")..];
         assert!(!why.contains("Native vs PyTorch"), "{why}");
         assert!(why.contains("on one thread (cpu (ndarray), 160 ms/step) the browser is 0.64×"), "{why}");
+        // By kind: native shares × 160 ms (GEMM 50 % → 80, elementwise 30 % → 48, memory 10 % → 16,
+        // exp 5 % → 8, other 5 % → 8); the browser's self time ÷ 2 steps (150, 60, 20, 10, 10).
+        assert!(
+            why.contains(
+                "the browser spends more on: matrix products (GEMM kernels, packing) +70.0 (80.0 → 150 ms/step); \
+                 elementwise, reductions, layout ops +12.0 (48.0 → 60.0 ms/step); memory"
+            ),
+            "{why}"
+        );
+        let prof = &text[text.find("## Profile of the paper-preset step: browser vs native").expect("profile")..];
+        assert!(prof.contains("over 2 timed steps"), "{prof}");
+        assert!(prof.contains("(250 ms/step unprofiled, 260 while profiled"), "{prof}");
+        assert!(prof.contains("| matrix products (GEMM kernels, packing) | 80.0 | 150 | 1.88× |"), "{prof}");
+        assert!(prof.contains("| exp / log | 8.0 | 10.0 | 1.25× |"), "{prof}");
+        assert!(prof.contains("| all | 160 | 250 | 1.56× |"), "{prof}");
+        assert!(
+            prof.contains("| `matrixmultiply::gemm::masked_kernel` | 150 | matrix products (GEMM kernels, packing) |"),
+            "{prof}"
+        );
+        assert!(prof.contains("| `(garbage collector)` | 10.0 | other (JavaScript glue"), "{prof}");
         assert!(
             why.contains("The longest task was 61 ms; the page's own longest drawing job in that stretch took 22 ms"),
             "{why}"

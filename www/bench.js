@@ -1,9 +1,13 @@
 // Step timing for `plateau bench` (driven by bench/browser.mjs through window.plateauBench).
 // It runs the engine on the main thread: nothing else happens on this page, and the timing of a
 // step is the same as in the page's worker.
-import init, { parseQuery, chooseBackend, Session } from './pkg/plateau.js';
+// `?pkg=names`: the same engine built with its function names kept (scripts/bench.sh builds it
+// into www/pkg-names), so a CPU profile can say which Rust functions a step spends its time in.
+const names = new URLSearchParams(location.search).get('pkg') === 'names';
+const { default: init, parseQuery, chooseBackend, Session } = await import(names ? './pkg-names/plateau.js' : './pkg/plateau.js');
 
 const wasm = await init();
+let held = null;
 
 /** Config of a page query with evaluation and snapshots off (as the native bench). */
 function benchConfig(query, steps) {
@@ -27,6 +31,22 @@ window.plateauBench = {
     } finally {
       session.free();
     }
+  },
+
+  /** For a profile of the timed steps alone: `open` builds a CPU session of `query` and takes
+   * `warmup` untimed steps, `run` times `steps` more (ms/step), `close` frees it. */
+  async open(query, warmup) {
+    held = await Session.create(benchConfig(query, 1000000), 'cpu');
+    await held.runFor(1e12, warmup);
+  },
+  async run(steps) {
+    const t0 = performance.now();
+    await held.runFor(1e12, steps);
+    return (performance.now() - t0) / steps;
+  },
+  close() {
+    held?.free();
+    held = null;
   },
 
   /** Size of the wasm linear memory (bytes) at 10 %, 50 % and 100 % of a `steps`-step run of the
