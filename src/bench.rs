@@ -627,6 +627,9 @@ pub struct Results {
     pub one_thread: Option<Result<Vec<NativeTiming>, String>>,
     /// The paper preset in PyTorch with one thread.
     pub torch_one_thread: Option<Result<TorchResult, String>>,
+    /// The other cases natively with one thread on the page's CPU backend (case name, ms/step),
+    /// for the browser comparison.
+    pub one_thread_cpu: Vec<(String, Result<f64, String>)>,
     /// Native memory over a long run: `(step, rss, peak)`.
     pub memory: Vec<(usize, f64, f64)>,
     /// The page's default run natively: `(seconds, step)` to the drop ([`native_drop`]).
@@ -819,14 +822,22 @@ pub fn report(r: &Results, date: &str) -> String {
                          natively it used {}.",
                         case.name, r.threads
                     );
-                    let same = one_thread.iter().find(|(n, _)| n == backend::CPU.name());
-                    if let (Some((n1, e1)), Some(_)) = (same, paper.filter(|&p| p == i)) {
+                    let same = if paper == Some(i) {
+                        one_thread.iter().find(|(n, _)| n == backend::CPU.name()).cloned()
+                    } else {
+                        r.one_thread_cpu
+                            .iter()
+                            .find(|(c, _)| c == case.name)
+                            .and_then(|(_, m)| m.as_ref().ok())
+                            .map(|ms| (backend::CPU.name().to_string(), *ms))
+                    };
+                    if let Some((n1, e1)) = &same {
                         text.push_str(&format!(
                             " Against the same engine natively on one thread ({n1}, {} ms/step) the browser is {:.2}×.",
                             fmt_ms(*e1),
                             e1 / ms
                         ));
-                        if let Some((n, b)) = kind_split(r, *e1) {
+                        if let Some((n, b)) = kind_split(r, *e1).filter(|_| paper == Some(i)) {
                             let mut order: Vec<usize> = (0..KINDS.len()).filter(|&k| b[k] > n[k]).collect();
                             order.sort_by(|&x, &y| (b[y] - n[y]).total_cmp(&(b[x] - n[x])));
                             let parts: Vec<String> = order
@@ -1162,20 +1173,22 @@ mod tests {
     #[test]
     fn report_ratios_and_targets_by_hand() {
         let paper = cases(false)[0].clone();
+        let ch2 = cases(false)[2].clone();
         let r = Results {
             command: "plateau bench".into(),
             threads: 2,
             cpu: "test CPU".into(),
-            native: vec![(paper.clone(), vec![(backend::CPU.name().to_string(), Ok(100.0))])],
-            torch: vec![Ok(TorchResult { ms: 150.0, version: "1.13".into() })],
+            native: vec![
+                (paper.clone(), vec![(backend::CPU.name().to_string(), Ok(100.0))]),
+                (ch2.clone(), vec![(backend::CPU.name().to_string(), Ok(20.0))]),
+            ],
+            torch: vec![Ok(TorchResult { ms: 150.0, version: "1.13".into() }), Err("not run".into())],
             browser: Some(Ok(BrowserResult {
                 browser: "Chromium 1".into(),
-                steps: vec![BrowserStep {
-                    name: paper.name.into(),
-                    backend: "cpu".into(),
-                    ms: Some(250.0),
-                    error: None,
-                }],
+                steps: vec![
+                    BrowserStep { name: paper.name.into(), backend: "cpu".into(), ms: Some(250.0), error: None },
+                    BrowserStep { name: ch2.name.into(), backend: "cpu".into(), ms: Some(50.0), error: None },
+                ],
                 drop_seconds: Some(12.34),
                 drop_step: Some(225),
                 longest_task_ms: Some(61.0),
@@ -1213,6 +1226,7 @@ mod tests {
             })),
             one_thread: Some(Ok(vec![(backend::CPU.name().to_string(), Ok(160.0))])),
             torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "1.13".into() })),
+            one_thread_cpu: vec![("ch2 interactive".into(), Ok(30.0))],
             memory: vec![(1000, 20e6, 21e6)],
             native_drop: Some((8.0, 225)),
             native_profile: Some(Ok(parse_perf_report(
@@ -1262,6 +1276,9 @@ mod tests {
             ),
             "{why}"
         );
+        // ch2: 20 ms natively on 2 threads, 30 on one, 50 in the browser: 0.40×, and 0.60× of one thread.
+        assert!(why.contains("**Browser vs native, ch2 interactive.** The page's engine runs on one thread"), "{why}");
+        assert!(why.contains("on one thread (cpu (ndarray), 30.0 ms/step) the browser is 0.60×."), "{why}");
         let prof = &text[text.find("## Profile of the paper-preset step: browser vs native").expect("profile")..];
         assert!(prof.contains("over 2 timed steps"), "{prof}");
         assert!(prof.contains("(250 ms/step unprofiled, 260 while profiled"), "{prof}");

@@ -372,6 +372,17 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             }
         }
     }
+    // The other cases with one thread on the page's CPU backend, beside the browser's figures.
+    if one_thread && threads > 1 && !off(&browser) && kinds.contains(&backend::CPU) {
+        for case in cases.iter().filter(|c| c.name != "ch1 paper") {
+            eprintln!("bench: {} — native, one thread ({})", case.name, backend::CPU.flag());
+            let t = bench::time_native_one_thread(case, backend::CPU.flag(), full)
+                .and_then(|v| v.into_iter().next().ok_or_else(|| "no timing".to_string()))
+                .and_then(|(_, m)| m);
+            eprintln!("        {t:?}");
+            r.one_thread_cpu.push((case.name.to_string(), t));
+        }
+    }
     if !off(&browser) {
         eprintln!("bench: the page's default run natively, to the drop");
         r.native_drop = bench::native_drop();
