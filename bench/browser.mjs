@@ -189,7 +189,10 @@ async function profileSteps(browser, server, c) {
     const { profile } = await cdp.send('Profiler.stop');
     await p.evaluate(() => window.plateauBench.close());
     // Self time: each sample's node holds the CPU until the next sample.
-    const nameOf = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName || `(anonymous ${n.callFrame.url})`]));
+    // Rust names without their hash suffix and crate disambiguators; a generic function's
+    // instances add up under one name.
+    const clean = (f) => f.replace(/::h[0-9a-f]{16}$/, '').replace(/\[[0-9a-f]{16}\]/g, '');
+    const nameOf = new Map(profile.nodes.map((n) => [n.id, clean(n.callFrame.functionName) || `(anonymous ${n.callFrame.url})`]));
     const self = new Map();
     for (let i = 0; i + 1 < profile.samples.length; i++) {
       const name = nameOf.get(profile.samples[i]);

@@ -329,7 +329,7 @@ pub fn kind_of(symbol: &str) -> &'static str {
     let any = |keys: &[&str]| keys.iter().any(|k| s.contains(k));
     if any(&["gemm", "matrixmultiply"]) {
         KINDS[0]
-    } else if any(&["expf", "logf", "libm", "tanh"]) {
+    } else if any(&["expf", "logf", "powf", "libm", "tanh"]) {
         KINDS[2]
     } else if any(&["memmove", "memcpy", "memset", "clear_page", "page_fault", "[k]", "malloc", "free", "alloc"]) {
         KINDS[3]
@@ -1158,6 +1158,8 @@ mod tests {
             ("burn_ndarray::ops::base::NdArrayMathOps::sum_dim", 1),
             ("[.] __expf_fma", 2),
             ("libm::math::logf::logf", 2),
+            ("compiler_builtins::math::libm_math::powf::powf", 2),
+            ("__rustc::__rdl_alloc_zeroed", 3),
             ("[k] exc_page_fault", 3),
             ("dlmalloc::dlmalloc::Dlmalloc<A>::malloc", 3),
             ("memset", 3),
