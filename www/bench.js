@@ -1,10 +1,12 @@
 // Step timing for `plateau bench` (driven by bench/browser.mjs through window.plateauBench).
 // It runs the engine on the main thread: nothing else happens on this page, and the timing of a
 // step is the same as in the page's worker.
-// `?pkg=names`: the same engine built with its function names kept (scripts/bench.sh builds it
-// into www/pkg-names), so a CPU profile can say which Rust functions a step spends its time in.
-const names = new URLSearchParams(location.search).get('pkg') === 'names';
-const { default: init, parseQuery, chooseBackend, Session } = await import(names ? './pkg-names/plateau.js' : './pkg/plateau.js');
+// `?pkg=NAME`: another build of the same engine in www/pkg-NAME, e.g. `names` (function names
+// kept, which scripts/bench.sh builds so that a CPU profile can say which Rust functions a step
+// spends its time in).
+const variant = new URLSearchParams(location.search).get('pkg');
+const pkg = variant && /^[a-z]+$/.test(variant) ? `./pkg-${variant}/plateau.js` : './pkg/plateau.js';
+const { default: init, parseQuery, chooseBackend, Session } = await import(pkg);
 
 const wasm = await init();
 let held = null;
