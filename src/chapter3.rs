@@ -83,12 +83,13 @@ pub struct SyntaxRow {
     pub offset_uas_subject: f64,
 }
 
-/// The best head's view of one sample sentence at one step.
+/// The best head's view of the showcase sentence ([`showcase_sentence`], the same at every step)
+/// at one step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SyntaxSnapshot {
     /// Updates done.
     pub step: usize,
-    /// The sample sentence's words.
+    /// The showcase sentence's words.
     pub words: Vec<String>,
     /// Its gold heads (`-1` for the root).
     pub heads: Vec<i64>,
@@ -130,6 +131,8 @@ pub struct SyntaxTrainer {
     model: Transformer,
     optim: ModuleOptimizer,
     agreement: Vec<AgreementItem>,
+    /// The sentence every snapshot shows ([`showcase_sentence`]).
+    showcase: Sentence,
     step: usize,
     status: Status,
     /// Everything recorded so far.
@@ -148,6 +151,26 @@ pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
             h
         })
         .collect()
+}
+
+/// The sentence the snapshots show, the same at every step so that a reader watches one
+/// sentence's arcs form: the first sentence of the seed's `Table` stream (index 1) whose main
+/// subject stands at least 3 words before its verb (a phrase or a clause in between: the case
+/// where agreement needs the syntax) and that has at most 12 words, so its arcs stay readable;
+/// if none of 200 draws qualifies, the longest of them. It only feeds the snapshot, never a metric.
+pub fn showcase_sentence(seed: u64) -> Sentence {
+    let mut rng = stream(seed, Stream::Table, 1);
+    let mut longest: Option<Sentence> = None;
+    for _ in 0..200 {
+        let s = grammar::sample(&mut rng);
+        if s.root >= s.subject + 3 && s.len() <= 12 {
+            return s;
+        }
+        if longest.as_ref().is_none_or(|l| s.len() > l.len()) {
+            longest = Some(s);
+        }
+    }
+    longest.expect("200 draws")
 }
 
 /// A padded batch on the host: tokens `[b, MAX_LEN]`, lengths and gold heads.
@@ -202,12 +225,14 @@ impl SyntaxTrainer {
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
         let optim = crate::train::adamw(&cfg);
         let agreement = grammar::agreement_items(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS);
+        let showcase = showcase_sentence(cfg.seed);
         Ok(SyntaxTrainer {
             cfg,
             device,
             model,
             optim,
             agreement,
+            showcase,
             step: 0,
             status: Status::Running,
             history: History::default(),
@@ -366,13 +391,23 @@ impl SyntaxTrainer {
         let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
 
         if snapshot {
-            let len = p.lengths[0];
+            // The best head (chosen on the evaluation batch above) on the showcase sentence.
+            let show = &self.showcase;
+            let sp = pad(std::slice::from_ref(show));
+            let len = sp.lengths[0];
             let t = MAX_LEN;
+            let sf = model.forward_padded(
+                int_tensor(sp.tokens.clone(), 1, t, &plain),
+                None,
+                Some(pad_mask(&sp.tokens, 1, &plain)),
+            );
             let mut att0 = Vec::with_capacity(layers * heads * len * len);
-            for lh in 0..layers * heads {
-                let base = lh * eb * t * t; // sentence 0 of this (layer, head)
-                for i in 0..len {
-                    att0.extend_from_slice(&attn[base + i * t..base + i * t + len]);
+            for a in sf.attention {
+                let a = read_f32(a).await; // [1, h, t, t]
+                for h in 0..heads {
+                    for i in 0..len {
+                        att0.extend_from_slice(&a[(h * t + i) * t..(h * t + i) * t + len]);
+                    }
                 }
             }
             // The best head's choices on this sentence, by the probe's rule.
@@ -384,7 +419,7 @@ impl SyntaxTrainer {
                     att0[bh + i * len + j]
                 }
             };
-            let gold0: Vec<Vec<Option<usize>>> = vec![sentences[0].heads.clone()];
+            let gold0: Vec<Vec<Option<usize>>> = vec![show.heads.clone()];
             let one = m::uas_per_head(&att0[bh..bh + len * len], 1, 1, 1, len, &gold0, &[len]);
             let (pred, pred_weight): (Vec<i64>, Vec<f32>) = (0..len)
                 .map(|i| {
@@ -397,14 +432,13 @@ impl SyntaxTrainer {
                     })
                 })
                 .unzip();
-            let sample_scored =
-                sentences[0].heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
+            let sample_scored = show.heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
             let k = usize::from(best.direction == Direction::HeadToDependent);
             let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
             self.history.push_snapshot(SyntaxSnapshot {
                 step: s,
-                words: sentences[0].tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
-                heads: sentences[0].heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
+                words: show.tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
+                heads: show.heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
                 attention: att0,
                 layers,
                 n_heads: heads,

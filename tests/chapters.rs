@@ -127,6 +127,37 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
 }
 
 #[test]
+fn every_snapshot_shows_the_same_sentence_with_words_between_subject_and_verb() {
+    let cfg = syntax(4);
+    let show = chapter3::showcase_sentence(cfg.seed);
+    assert_eq!(show, chapter3::showcase_sentence(cfg.seed), "drawn from the seed alone");
+    assert_ne!(show, chapter3::showcase_sentence(cfg.seed + 1), "another seed, another sentence");
+    assert!(
+        show.root >= show.subject + 3 && show.len() <= 12,
+        "{} (subject {}, verb {})",
+        show.text(),
+        show.subject,
+        show.root
+    );
+    let mut t = SyntaxTrainer::new(cfg, &cpu_device()).unwrap();
+    while block_on(t.advance()) == Status::Running {}
+    let snaps = &t.history.snapshots;
+    assert!(snaps.len() >= 2, "{} snapshots", snaps.len());
+    let words: Vec<String> = show.text().split(' ').map(String::from).collect();
+    for snap in snaps {
+        assert_eq!(snap.words, words, "step {}", snap.step);
+        let n = words.len();
+        assert_eq!(snap.attention.len(), snap.layers * snap.n_heads * n * n);
+        // Every attention row over the sentence's own words (no padding) sums to 1.
+        for row in snap.attention.chunks(n) {
+            let sum: f32 = row.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "row sums to {sum}");
+        }
+    }
+    assert_ne!(snaps[0].attention, snaps[snaps.len() - 1].attention, "the model trained in between");
+}
+
+#[test]
 fn suppressing_lambda_lowers_the_attention_on_gold_arcs() {
     // Same seed, 30 steps: λ = 0.5 pushes R below the run without the regularizer.
     let r_after = |lambda: f64| {

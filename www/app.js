@@ -702,7 +702,7 @@ function drawSyntaxSnapshot() {
   drawHeatmap(canvas, {
     values: snap.head_uas, rows, cols: 2, signed: false, vmin: 0, vmax: 1,
     row_labels: Array.from({ length: rows }, (_, k) => `L${Math.floor(k / snap.n_heads) + 1} H${(k % snap.n_heads) + 1}`),
-    col_labels: ['dep→head', 'head→dep'], x_label: 'direction', y_label: 'layer, head', scale: fit(canvas), dark,
+    col_labels: ['dep→head', 'head→dep'], y_label: 'layer, head', scale: fit(canvas), dark,
   });
   const top = Math.max(...snap.head_uas);
   $('sum-heads').textContent = `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`;

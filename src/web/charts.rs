@@ -156,10 +156,30 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     } else {
         (ty(spec.y_min) - 0.5, ty(spec.y_min) + 0.5)
     };
+    // Marker labels go in a strip above the plot, where no curve or legend can hide them: one
+    // line, and another for each label that would run into one at its left; a label that would
+    // run past the right edge is drawn to the left of its line.
+    let (margin, y_area, line_h) = (8.0 * s, 44.0 * s, 12.0 * s);
+    let plot = (margin + y_area, root.dim_in_pixel().0 as f64 - margin);
+    let mut labels: Vec<(&Marker, String, usize, HPos)> = Vec::new();
+    let mut taken: Vec<(usize, f64, f64)> = Vec::new(); // (line, left, right) in pixels
+    let mut labeled: Vec<&Marker> = spec.markers.iter().filter(|m| !m.label.is_empty() && m.x.is_finite()).collect();
+    labeled.sort_by(|a, b| a.x.total_cmp(&b.x));
+    for m in labeled {
+        let text = format!(" {} ", m.label);
+        let px = plot.0 + (m.x / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0);
+        let width = text.chars().count() as f64 * 5.6 * s;
+        let (left, hpos) = if px + width > plot.1 { (px - width, HPos::Right) } else { (px, HPos::Left) };
+        let line = (0..).find(|&k| taken.iter().all(|&(l, a, b)| l != k || left > b || left + width < a)).unwrap_or(0);
+        taken.push((line, left, left + width));
+        labels.push((m, text, line, hpos));
+    }
+    let lines = labels.iter().map(|l| l.2 + 1).max().unwrap_or(1);
     let mut chart = ChartBuilder::on(&root)
-        .margin((8.0 * s) as u32)
+        .margin(margin as u32)
+        .margin_top((margin + lines as f64 * line_h) as u32)
         .x_label_area_size((36.0 * s) as u32)
-        .y_label_area_size((44.0 * s) as u32)
+        .y_label_area_size(y_area as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
         .map_err(err)?;
     let y_fmt = |v: &f64| {
@@ -194,12 +214,12 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
                 fg.mix(0.45).stroke_width((1.0 * s) as u32),
             )))
             .map_err(err)?;
-        if !m.label.is_empty() {
-            let pos = Pos::new(HPos::Left, VPos::Top);
-            chart
-                .draw_series(std::iter::once(Text::new(format!(" {}", m.label), (m.x, y1), font(10.0).pos(pos))))
-                .map_err(err)?;
-        }
+    }
+    for (m, text, line, hpos) in labels {
+        let (px, top) = chart.backend_coord(&(m.x, y1));
+        let at = (px, top - ((lines - line) as f64 * line_h) as i32);
+        root.draw(&PathElement::new(vec![(px, at.1), (px, top)], fg.mix(0.25))).map_err(err)?;
+        root.draw(&Text::new(text, at, font(10.0).pos(Pos::new(hpos, VPos::Top)))).map_err(err)?;
     }
     for ser in &spec.series {
         let color = hex(&ser.color);
@@ -245,7 +265,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
     let (r, c) = (spec.rows, spec.cols);
     let mut chart = ChartBuilder::on(&root)
         .margin((6.0 * s) as u32)
-        .x_label_area_size((24.0 * s) as u32)
+        .x_label_area_size((if spec.x_label.is_empty() { 20.0 } else { 32.0 } * s) as u32)
         .y_label_area_size(
             ({
                 let longest =
@@ -264,30 +284,28 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
         .configure_mesh()
         .disable_mesh()
         .axis_style(fg.mix(0.5))
-        .label_style(font(10.0))
         .axis_desc_style(font(11.0))
         .x_desc(spec.x_label.as_str())
         .y_desc(spec.y_label.as_str())
-        .x_labels((c + 1).min(9))
-        .y_labels((r + 1).min(9))
-        .x_label_formatter(&|v| {
-            let i = v.floor() as usize;
-            if (v - v.floor()).abs() < 1e-9 && i < c && i % step(c) == 0 {
-                tick(&spec.col_labels, i)
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|v| {
-            let i = v.floor() as usize;
-            if (v - v.floor()).abs() < 1e-9 && i < r && i % step(r) == 0 {
-                tick(&spec.row_labels, i)
-            } else {
-                String::new()
-            }
-        })
+        .x_labels(0)
+        .y_labels(0)
         .draw()
         .map_err(err)?;
+    // Tick labels at the middle of their row or column (the mesh would put them on cell edges).
+    let tick_len = (3.0 * s).round() as i32;
+    let axis = fg.mix(0.5);
+    for i in (0..c).step_by(step(c)) {
+        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, r as f64));
+        root.draw(&PathElement::new(vec![(px, py), (px, py + tick_len)], axis)).map_err(err)?;
+        let pos = Pos::new(HPos::Center, VPos::Top);
+        root.draw(&Text::new(tick(&spec.col_labels, i), (px, py + tick_len + 1), font(10.0).pos(pos))).map_err(err)?;
+    }
+    for i in (0..r).step_by(step(r)) {
+        let (px, py) = chart.backend_coord(&(0.0, i as f64 + 0.5));
+        root.draw(&PathElement::new(vec![(px - tick_len, py), (px, py)], axis)).map_err(err)?;
+        let pos = Pos::new(HPos::Right, VPos::Center);
+        root.draw(&Text::new(tick(&spec.row_labels, i), (px - tick_len - 2, py), font(10.0).pos(pos))).map_err(err)?;
+    }
     let masked = if spec.dark { RGBColor(44, 47, 54) } else { RGBColor(236, 237, 240) };
     let span = (spec.vmax - spec.vmin).max(1e-12);
     let vabs = spec.vmax.abs().max(spec.vmin.abs()).max(1e-12);
