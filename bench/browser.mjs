@@ -160,11 +160,36 @@ try {
   log(`drop at step ${out.drop_step} after ${out.drop_seconds} s, longest task ${out.longest_task_ms} ms`);
   if (out.stretch) log(`  first step to drop: ${out.stretch.cpu.map(([k, v]) => `${k} ${v} ms`).join(', ')} (of ${out.stretch.window_ms.toFixed(0)} ms)`);
   for (const t of out.long_tasks) log(`  long task ${t.ms.toFixed(0)} ms at step ${t.step}: ${t.cpu.map(([k, v]) => `${k} ${v} ms`).join(', ')} (of ${t.window_ms?.toFixed(0)} ms)`);
+  // Chapter 2's page at both init scales: its held-out answer and the training time to it.
+  out.verdicts = [];
+  for (const gamma of [0.8, 0.3]) {
+    log(`chapter 2 at γ = ${gamma}: time to verdict`);
+    const v = await measureVerdict(browser, server, gamma);
+    out.verdicts.push(v);
+    log(`  ${JSON.stringify(v)}`);
+  }
 } finally {
   await browser.close().catch(() => {});
   await server.close();
 }
 console.log(JSON.stringify(out));
+
+/** Chapter 2's page at init scale `gamma`, trained to the end: `{gamma, answer, step, seconds}`
+ * from the page's `window.plateauVerdict` (the answer, the step since which it held and the
+ * training seconds until that step's row arrived). */
+async function measureVerdict(browser, server, gamma) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}?experiment=anchors&gamma=${gamma}`, { waitUntil: 'load' });
+    await p.waitForFunction(() => window.plateauVerdict, null, { timeout: 1_800_000, polling: 500 });
+    return { gamma, ...(await p.evaluate(() => window.plateauVerdict)) };
+  } catch (e) {
+    return { gamma, answer: `error: ${String(e.message || e).split('\n')[0]}`, step: null, seconds: null };
+  } finally {
+    await ctx.close();
+  }
+}
 
 /** A CPU profile (V8's sampling profiler, through the DevTools protocol) of `c.steps` timed
  * steps of `c.query` on the CPU backend, in the build with function names: self time per

@@ -283,6 +283,9 @@ pub struct BrowserResult {
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
+    /// Chapter 2's page at γ = 0.8 and 0.3: the held-out answer and its time to verdict.
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
     /// A CPU profile of the paper preset's timed steps (the build with function names).
     #[serde(default)]
     pub profile: Option<BrowserProfile>,
@@ -491,6 +494,55 @@ pub fn native_drop() -> Option<(f64, usize)> {
     None
 }
 
+/// Chapter 2's time to verdict: the page's default anchors run at init scale `gamma`, natively on
+/// the page's CPU backend, to the end; returns the held-out answer at the end and, when it is
+/// inferential or symmetric, the step since which it held ([`crate::report23::answer_step`]) with
+/// the wall seconds at which that step's row was recorded.
+pub fn native_verdict(gamma: f64) -> Option<Verdict> {
+    let mut cfg = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    cfg.gamma = gamma;
+    let t0 = std::time::Instant::now();
+    let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;
+    let mut seconds: Vec<(usize, f64)> = vec![];
+    loop {
+        let status = block_on(run.advance()).clone();
+        if let Run::Anchors(t) = &run {
+            if let Some(r) = t.history.rows.last() {
+                if seconds.last().is_none_or(|&(s, _)| s < r.step) {
+                    seconds.push((r.step, t0.elapsed().as_secs_f64()));
+                }
+            }
+        }
+        if !matches!(status, crate::train::Status::Running) {
+            break;
+        }
+    }
+    let Run::Anchors(t) = &run else { return None };
+    let last = t.history.rows.last()?;
+    let step = crate::report23::answer_step(&t.history.rows);
+    Some(Verdict {
+        gamma,
+        answer: crate::report23::Answer::of(last.acc_inferential, last.acc_symmetric).name().to_string(),
+        step,
+        seconds: step.and_then(|st| seconds.iter().find(|(s, _)| *s == st).map(|p| p.1)),
+    })
+}
+
+/// A chapter 2 run's held-out answer and when it settled ([`native_verdict`]; the browser's
+/// `window.plateauVerdict`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Verdict {
+    /// Init scale γ of the run.
+    #[serde(default)]
+    pub gamma: f64,
+    /// `inferential`, `symmetric` or `neither` at the end of the run.
+    pub answer: String,
+    /// The step since which that answer held (none for `neither`).
+    pub step: Option<usize>,
+    /// Training seconds until that step's row.
+    pub seconds: Option<f64>,
+}
+
 /// Size in bytes of the wasm at `path`, raw and gzip-compressed (`gzip -9`, as a static host
 /// would serve it), with its code and data sections measured the same way.
 pub fn wasm_size(path: &str) -> Result<WasmSize, String> {
@@ -634,6 +686,8 @@ pub struct Results {
     pub memory: Vec<(usize, f64, f64)>,
     /// The page's default run natively: `(seconds, step)` to the drop ([`native_drop`]).
     pub native_drop: Option<(f64, usize)>,
+    /// Chapter 2's default natively at γ = 0.8 and 0.3 ([`native_verdict`]).
+    pub native_verdicts: Vec<Verdict>,
     /// `perf report` of the paper step natively on one thread with the page's CPU backend, as
     /// (share %, symbol) ([`parse_perf_report`]), or why there is none.
     pub native_profile: Option<Result<Vec<(f64, String)>, String>>,
@@ -924,6 +978,29 @@ pub fn report(r: &Results, date: &str) -> String {
             _ => o.push_str(
                 "| interactive preset's drop within 15 s in headless Chromium | no drop measured | **no** |\n",
             ),
+        }
+        for v in &b.verdicts {
+            let native = r.native_verdicts.iter().find(|n| n.gamma == v.gamma).map_or(String::new(), |n| {
+                format!(
+                    "; natively {} at step {} after {} ({}, {} threads)",
+                    n.answer,
+                    n.step.map_or("—".into(), |s| s.to_string()),
+                    n.seconds.map_or("—".into(), |s| format!("{s:.1} s")),
+                    backend::CPU.name(),
+                    r.threads
+                )
+            });
+            let (text, ok) = match (v.step, v.seconds) {
+                (Some(step), Some(sec)) => {
+                    (format!("{} from step {step}, {sec:.1} s of training", v.answer), sec <= 60.0)
+                }
+                _ => (format!("{} at the end of the run (no answer settles)", v.answer), false),
+            };
+            o.push_str(&format!(
+                "| chapter 2 (γ = {}) decides the held-out answer within 60 s in headless Chromium | {text}{native} | {} |\n",
+                v.gamma,
+                yes(ok)
+            ));
         }
         if let Some(t) = b.longest_task_ms {
             o.push_str(&format!(
@@ -1231,6 +1308,12 @@ mod tests {
             one_thread_cpu: vec![("ch2 interactive".into(), Ok(30.0))],
             memory: vec![(1000, 20e6, 21e6)],
             native_drop: Some((8.0, 225)),
+            native_verdicts: vec![Verdict {
+                gamma: 0.8,
+                answer: "inferential".into(),
+                step: Some(450),
+                seconds: Some(40.0),
+            }],
             native_profile: Some(Ok(parse_perf_report(
                 "    50.00%    13152:plateau  [.] gemm_f32::microkernel::x4x6\n\
                  30.00%    13150:plateau  [.] burn_ndarray::ops::zip_map\n\

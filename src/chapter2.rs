@@ -8,7 +8,7 @@
 //! AdamW step unless `s` is the last. The memory table is drawn once from the `Table` stream.
 
 use crate::config::{ConfigError, ModelKind, RunConfig};
-use crate::data::anchors::{AnchorBatch, AnchorTask, SEQ_LEN, VOCAB};
+use crate::data::anchors::{AnchorBatch, AnchorTask, VOCAB};
 use crate::history::{AtStep, History};
 use crate::metrics::anchors as m;
 use crate::model::emb_mlp::{EmbMlp, EmbMlpConfig};
@@ -23,7 +23,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 /// The CSV columns of a chapter 2 row, in order. The first ten are a contract (other tools read
-/// them); the rest are extra.
+/// them), and so are the five `key_cos_*` columns; the rest are extra.
 pub const CSV_COLUMNS: &[&str] = &[
     "step",
     "loss",
@@ -40,6 +40,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     "reasoning_anchor_cos",
     "memory_anchor_cos",
     "prefix_avg",
+    "key_cos_d1",
+    "key_cos_d2",
+    "key_cos_d3_5",
+    "key_cos_d6_19",
+    "key_cos_d20plus",
 ];
 
 /// Metrics of one evaluated step (the model after `step` updates).
@@ -72,10 +77,13 @@ pub struct AnchorRow {
     pub key_order_corr: f64,
     /// Mean pairwise embedding cosine of the reasoning anchors 1..4.
     pub reasoning_anchor_cos: f64,
-    /// Mean pairwise embedding cosine of the memory anchors 5..8.
+    /// Mean pairwise embedding cosine of the memory anchors 5..8 (NaN when the task has none).
     pub memory_anchor_cos: f64,
     /// How close layer 1's attention is to a prefix average (1 = exactly; NaN for Emb-MLP).
     pub prefix_avg: f64,
+    /// Mean key-embedding cosine by key distance |i − j| = 1, 2, 3–5, 6–19, ≥ 20
+    /// ([`m::cosine_by_distance`]).
+    pub key_cos_by_distance: [f64; 5],
 }
 
 /// The embedding structure at one step.
@@ -96,7 +104,7 @@ pub struct AnchorSnapshot {
     pub pca: Vec<[f32; 2]>,
     /// Fraction of the key embeddings' variance on each of the two components.
     pub explained: [f64; 2],
-    /// Batch-mean attention of layer 1 on the evaluation batch, `[SEQ_LEN, SEQ_LEN]` (empty for
+    /// Batch-mean attention of layer 1 on the evaluation batch, `[seq, seq]` (empty for
     /// Emb-MLP).
     pub attention: Vec<f32>,
     /// Sequence length of the attention map.
@@ -165,13 +173,13 @@ impl AnchorTrainer {
     pub fn new(cfg: RunConfig, device: &Device) -> Result<AnchorTrainer, ConfigError> {
         cfg.validate()?;
         let device = device.clone().autodiff();
-        let task = AnchorTask::new(&mut stream(cfg.seed, Stream::Table, 0));
+        let task = AnchorTask::with(&mut stream(cfg.seed, Stream::Table, 0), cfg.memory, cfg.seq_len);
         let init = Init::Gamma(cfg.gamma);
         let net = match cfg.model {
             ModelKind::Transformer => AnchorNet::Transformer(
                 TransformerConfig {
                     vocab: VOCAB,
-                    positions: SEQ_LEN,
+                    positions: cfg.seq_len,
                     layers: cfg.layers,
                     heads: cfg.heads,
                     d_model: cfg.d_model,
@@ -233,7 +241,7 @@ impl AnchorTrainer {
     }
 
     fn batch_tensors(&self, b: &AnchorBatch, device: &Device) -> (Tensor<2, Int>, Tensor<1, Int>) {
-        let tokens = int_tensor(b.tokens.clone(), b.batch, SEQ_LEN, device);
+        let tokens = int_tensor(b.tokens.clone(), b.batch, b.seq_len, device);
         let labels = Tensor::from_data(TensorData::new(b.labels.clone(), [b.batch]), device);
         (tokens, labels)
     }
@@ -269,7 +277,8 @@ impl AnchorTrainer {
             return self.status.clone();
         }
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
-        self.net = self.optim.step(self.cfg.lr, self.net.clone(), grads);
+        let lr = crate::config::warmup_lr(self.cfg.lr, self.cfg.warmup, s);
+        self.net = self.optim.step(lr, self.net.clone(), grads);
         self.step += 1;
         Status::Running
     }
@@ -301,8 +310,9 @@ impl AnchorTrainer {
             Some(a) => read_f32(a.mean_dim(1)).await, // [b, t, t]
             None => vec![],
         };
+        let seq = eval.seq_len;
         let prefix_avg =
-            if attention.is_empty() { f64::NAN } else { m::prefix_average_closeness(&attention, eval.batch, SEQ_LEN) };
+            if attention.is_empty() { f64::NAN } else { m::prefix_average_closeness(&attention, eval.batch, seq) };
 
         let d = self.cfg.d_model;
         let emb = read_f32(net.embeddings()).await; // [VOCAB, d]
@@ -341,8 +351,9 @@ impl AnchorTrainer {
             train_acc,
             key_order_corr,
             reasoning_anchor_cos: mean_pair_cos(0..4),
-            memory_anchor_cos: mean_pair_cos(4..8),
+            memory_anchor_cos: if self.task.has_memory() { mean_pair_cos(4..8) } else { f64::NAN },
             prefix_avg,
+            key_cos_by_distance: m::cosine_by_distance(&key_cos, &keys),
         };
         if snapshot {
             let key_rows: Vec<f32> =
@@ -362,9 +373,9 @@ impl AnchorTrainer {
                 attention: if attention.is_empty() {
                     vec![]
                 } else {
-                    crate::metrics::plateau::batch_mean_map(&attention, SEQ_LEN)
+                    crate::metrics::plateau::batch_mean_map(&attention, seq)
                 },
-                seq: SEQ_LEN,
+                seq,
             };
             self.prev_pca = Some(pca);
             self.history.push_snapshot(snap);
@@ -402,6 +413,11 @@ pub fn to_csv(rows: &[AnchorRow]) -> String {
             r.reasoning_anchor_cos,
             r.memory_anchor_cos,
             r.prefix_avg,
+            r.key_cos_by_distance[0],
+            r.key_cos_by_distance[1],
+            r.key_cos_by_distance[2],
+            r.key_cos_by_distance[3],
+            r.key_cos_by_distance[4],
         ];
         s.push_str(&r.step.to_string());
         for x in v {
@@ -443,4 +459,87 @@ pub fn embeddings_csv(snaps: &[AnchorSnapshot]) -> String {
         }
     }
     s
+}
+
+/// Reads rows back from [`to_csv`]'s text, by column name (columns missing from an older file
+/// read as NaN; unknown columns are ignored). `Err` names the first line that does not parse.
+pub fn from_csv(text: &str) -> Result<Vec<AnchorRow>, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let step_col = col("step").ok_or("no step column")?;
+    let cols: Vec<Option<usize>> = CSV_COLUMNS[1..].iter().map(|c| col(c)).collect();
+    let mut rows = vec![];
+    for (i, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let bad = || format!("line {}: {line:?}", i + 2);
+        let step = f.get(step_col).and_then(|v| v.parse::<usize>().ok()).ok_or_else(bad)?;
+        let mut v = Vec::with_capacity(cols.len());
+        for c in &cols {
+            v.push(match c {
+                Some(c) => f.get(*c).and_then(|x| x.parse::<f64>().ok()).ok_or_else(bad)?,
+                None => f64::NAN,
+            });
+        }
+        rows.push(AnchorRow {
+            step,
+            loss: v[0],
+            loss_memory: v[1],
+            loss_reasoning: v[2],
+            loss_heldout: v[3],
+            acc_memory: v[4],
+            acc_reasoning: v[5],
+            acc_heldout: v[6],
+            acc_inferential: v[7],
+            acc_symmetric: v[8],
+            train_acc: v[9],
+            key_order_corr: v[10],
+            reasoning_anchor_cos: v[11],
+            memory_anchor_cos: v[12],
+            prefix_avg: v[13],
+            key_cos_by_distance: [v[14], v[15], v[16], v[17], v[18]],
+        });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trips_and_reads_older_files() {
+        let row = AnchorRow {
+            step: 25,
+            loss: 4.5,
+            loss_memory: f64::NAN,
+            loss_reasoning: 3.25,
+            loss_heldout: 4.0,
+            acc_memory: f64::NAN,
+            acc_reasoning: 0.5,
+            acc_heldout: 0.125,
+            acc_inferential: 0.125,
+            acc_symmetric: 0.75,
+            train_acc: 0.5,
+            key_order_corr: -0.3,
+            reasoning_anchor_cos: 0.2,
+            memory_anchor_cos: f64::NAN,
+            prefix_avg: 0.9,
+            key_cos_by_distance: [0.5, 0.4, 0.3, 0.2, 0.1],
+        };
+        let text = to_csv(std::slice::from_ref(&row));
+        assert_eq!(text.lines().next().unwrap(), CSV_COLUMNS.join(","));
+        let back = from_csv(&text).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(to_csv(&back), text, "bit for bit, NaN included");
+        // An older file without the key_cos_* columns.
+        let old = "step,loss,loss_memory,loss_reasoning,loss_heldout,acc_memory,acc_reasoning,acc_heldout,\
+                   acc_inferential,acc_symmetric,train_acc,key_order_corr,reasoning_anchor_cos,memory_anchor_cos,prefix_avg\n\
+                   0,4.6,4.6,4.6,4.6,0,0,0,0,0.5,0,0.1,0.2,0.3,1\n";
+        let r = &from_csv(old).unwrap()[0];
+        assert_eq!((r.step, r.acc_symmetric, r.prefix_avg), (0, 0.5, 1.0));
+        assert!(r.key_cos_by_distance.iter().all(|x| x.is_nan()));
+        assert!(from_csv("step,loss\nx,1\n").is_err());
+        assert!(from_csv("").is_err());
+    }
 }

@@ -5,12 +5,13 @@
 //!             [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
 //!             [--backend flex|ndarray|wgpu] --out FILE.csv
 //! plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S]
-//!             [--steps N] --out FILE.csv [--embeddings FILE.csv]
+//!             [--memory F] [--seq-len L] [--warmup W] [--steps N] --out FILE.csv [--embeddings FILE.csv]
 //! plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
 //!             [--steps N] --out FILE.csv
 //! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
 //!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
-//! plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2]
+//! plateau reproduce --experiment anchors [--gammas 0.3,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
+//! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
@@ -32,7 +33,7 @@ const USAGE: &str = "usage:
   plateau run [--experiment mws|prefix-sum] [--preset paper|interactive] [--seed S] [--steps N]
               [--c C] [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
               [--backend flex|ndarray|wgpu] [--quiet] --out FILE.csv
-  plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S]
+  plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S] [--memory F]
               [--steps N] --out FILE.csv [--embeddings FILE.csv]
   plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
               [--steps N] --out FILE.csv
@@ -43,7 +44,12 @@ const USAGE: &str = "usage:
                          and continues checkpointed ones, saved every K steps (default 25, 0: never);
                          --stop-after trains at most N steps, then checkpoints and writes the section;
                          --finished-only writes the section from finished runs and trains nothing)
-  plateau reproduce --experiment anchors [--gammas 0.3,0.5,0.8] [--seeds 0,1,2] [--model M]
+  plateau reproduce --experiment anchors [--gammas 0.3,0.8] [--seeds 0,1,2] [--model M] [--finished-only]
+              [--fresh-seeds 3,4,5]
+                        (runs finished earlier with the same config are read back from --csv-dir;
+                         the interactive default also writes index.html's chapter2-findings)
+  plateau reproduce --experiment anchors --ablation [--factors a,b] [--gammas 0.3,0.8] [--finished-only]
+                        (one factor at a time from the mixed reconstruction; section chapter2-ablation)
   plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
@@ -69,7 +75,7 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only"];
+const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {
@@ -392,6 +398,17 @@ fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         if let Some(Err(e)) = &r.browser {
             eprintln!("        {e}");
         }
+        // Chapter 2's time to verdict natively, beside the browser's (minutes of training: only
+        // when the browser measured its own).
+        if matches!(&r.browser, Some(Ok(b)) if !b.verdicts.is_empty()) {
+            for gamma in [0.8, 0.3] {
+                eprintln!("bench: chapter 2's default natively at γ = {gamma}, to its verdict");
+                if let Some(v) = bench::native_verdict(gamma) {
+                    eprintln!("        {v:?}");
+                    r.native_verdicts.push(v);
+                }
+            }
+        }
     }
     if !off(&wasm) {
         r.wasm = Some(bench::wasm_size(&wasm));
@@ -484,6 +501,10 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "gammas",
             "strength",
             "brief-until",
+            "ablation",
+            "factors",
+            "page",
+            "fresh-seeds",
         ],
     )?;
     match flags.cfg.experiment {
@@ -743,6 +764,20 @@ fn write_section(out: &str, name: &str, body: &str) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Chapter 2's task in words: the mix and the sequence length.
+fn anchors_task_line(cfg: &RunConfig) -> String {
+    format!(
+        "{}, sequences of {} tokens, {}",
+        if cfg.memory > 0.0 {
+            format!("reasoning and memory anchors ({} memory samples)", cfg.memory)
+        } else {
+            "reasoning anchors only (no memory anchors)".to_string()
+        },
+        cfg.seq_len,
+        if cfg.warmup > 0 { format!("{}-step linear warm-up", cfg.warmup) } else { "no warm-up".to_string() }
+    )
+}
+
 fn model_line(cfg: &RunConfig) -> String {
     format!(
         "{} layer(s), {} head(s), d {}, d_ff {}, batch {}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
@@ -760,47 +795,296 @@ fn model_line(cfg: &RunConfig) -> String {
     )
 }
 
+/// The chapter 2 ablation: each configuration changes one factor of the mixed reconstruction
+/// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, and
+/// the last ones combine them. `(slug, factor, changes)`.
+const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
+    ("reconstruction", "the mixed reconstruction", &[]),
+    ("no-memory", "no memory anchors", &[("memory", "0")]),
+    ("seq8", "sequence length 8", &[("seq-len", "8")]),
+    ("warmup200", "200-step warm-up", &[("warmup", "200")]),
+    ("batch512", "batch 512", &[("batch", "512")]),
+    ("lr2.5e-4", "learning rate 2.5e-4", &[("lr", "0.00025")]),
+    ("d32", "width 32", &[("d-model", "32"), ("d-ff", "128")]),
+    ("nomem-batch512", "no memory, batch 512", &[("memory", "0"), ("batch", "512")]),
+    (
+        "reference",
+        "the pure reasoning task (all four)",
+        &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512")],
+    ),
+    (
+        "default",
+        "the interactive default (800 steps)",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "200"),
+            ("batch", "512"),
+            ("steps", "800"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "50"),
+        ],
+    ),
+    (
+        "reference-d32",
+        "the pure reasoning task at width 32",
+        &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512"), ("d-model", "32"), ("d-ff", "128")],
+    ),
+];
+
+/// The mixed reconstruction the ablation starts from: 2 layers, 1 head, d 64, d_ff 256, batch 128,
+/// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps.
+fn ablation_base() -> RunConfig {
+    let mut cfg = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    for (k, v) in [
+        ("layers", "2"),
+        ("heads", "1"),
+        ("d-model", "64"),
+        ("d-ff", "256"),
+        ("batch", "128"),
+        ("lr", "0.001"),
+        ("weight-decay", "0.01"),
+        ("memory", "0.5"),
+        ("seq-len", "9"),
+        ("warmup", "0"),
+        ("steps", "1500"),
+        ("eval-every", "25"),
+        ("eval-batch", "64"),
+        ("snapshot-every", "500"),
+    ] {
+        cfg.set(k, v).expect("valid ablation base");
+    }
+    cfg
+}
+
+/// A finished run of the ablation read back from its CSV and meta file, when both exist, the
+/// meta's config and backend are this run's, and the CSV reaches the last step.
+fn finished_anchor_run(
+    csv: &str,
+    meta: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+) -> Option<(Vec<crate::chapter2::AnchorRow>, f64)> {
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+    if serde_json::from_value::<RunConfig>(m["config"].clone()).ok()? != *cfg || m["backend"].as_str()? != kind.name() {
+        return None;
+    }
+    let rows = crate::chapter2::from_csv(&std::fs::read_to_string(csv).ok()?).ok()?;
+    (rows.last()?.step == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
+}
+
+/// One chapter 2 run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config,
+/// backend, wall seconds): read back when finished with the same config and backend, else trained
+/// when `train` (an error if it diverges), else `None`.
+fn anchor_run(
+    cfg: &RunConfig,
+    stem: &str,
+    kind: BackendKind,
+    train: bool,
+    quiet: bool,
+    label: &str,
+) -> Result<Option<(Vec<crate::chapter2::AnchorRow>, f64)>, CliError> {
+    let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
+    if let Some(done) = finished_anchor_run(&csv, &meta, cfg, kind) {
+        return Ok(Some(done));
+    }
+    if !train {
+        return Ok(None);
+    }
+    let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
+    let Run::Anchors(t) = run else { unreachable!("experiment is anchors") };
+    if let Status::Diverged(msg) = t.status() {
+        return Err(CliError(format!("{label}: {msg}")));
+    }
+    std::fs::write(&csv, crate::chapter2::to_csv(&t.history.rows))?;
+    let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
+    std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
+    Ok(Some((t.history.rows.clone(), secs)))
+}
+
+/// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
+/// configuration of [`ABLATION`] × γ × seeds; runs already finished (same config and backend) are
+/// read back, not trained again; writes the `chapter2-ablation` section.
+fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use crate::report23 as r;
+    let seeds = list_flag(flags, "seeds", "0,1,2")?;
+    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
+    let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
+    let only: Option<Vec<&str>> = flags.get("factors").map(|f| f.split(',').map(str::trim).collect());
+    if let Some(only) = &only {
+        if let Some(bad) = only.iter().find(|f| !ABLATION.iter().any(|a| a.0 == **f)) {
+            return Err(CliError(format!(
+                "--factors: unknown factor {bad:?}; known: {}",
+                ABLATION.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    std::fs::create_dir_all(&dir)?;
+    let mut cells = vec![];
+    let mut missing = 0;
+    for (slug, factor, changes) in ABLATION {
+        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+        for &g in &gammas {
+            let mut cell = r::AblationCell {
+                factor: factor.to_string(),
+                change: if changes.is_empty() {
+                    "—".into()
+                } else {
+                    changes.iter().map(|(k, v)| format!("`{k} {v}`")).collect::<Vec<_>>().join(", ")
+                },
+                gamma: g,
+                steps: 0,
+                runs: vec![],
+            };
+            for &seed in &seeds {
+                let mut cfg = ablation_base();
+                for (k, v) in *changes {
+                    cfg.set(k, v)?;
+                }
+                cfg.set("gamma", &g.to_string())?;
+                cfg.set("seed", &(seed as u64).to_string())?;
+                cell.steps = cfg.steps;
+                let stem = format!("{dir}/{slug}-g{g}-seed{}", cfg.seed);
+                let label = format!("{slug} γ={g} seed={}", cfg.seed);
+                // A run of the same config that `reproduce --experiment anchors` already made
+                // (the default's) is read from there (its config is checked like any other).
+                let main_stem = format!(
+                    "{}/{}-anchors-{}-g{g}-seed{}",
+                    flags.get("csv-dir").unwrap_or("results"),
+                    cfg.preset.name(),
+                    cfg.model.name(),
+                    cfg.seed
+                );
+                let found = finished_anchor_run(&format!("{main_stem}.csv"), &format!("{main_stem}.json"), &cfg, kind);
+                let run = match found {
+                    Some(done) => Some(done),
+                    None => anchor_run(&cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)?,
+                };
+                let Some((rows, secs)) = run else {
+                    missing += 1;
+                    continue;
+                };
+                cell.runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs));
+            }
+            if !cell.runs.is_empty() {
+                cells.push(cell);
+            }
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    let base = ablation_base();
+    let body = format!(
+        "## Chapter 2 — what decides the held-out answer: an ablation (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         Each configuration changes one factor of the mixed reconstruction ({}, {} memory samples, sequence length {}, \
+         no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
+         implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
+         20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
+         whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        base.memory,
+        base.seq_len,
+        r::ablation_table(&cells),
+        r::ablation_findings(&cells),
+    );
+    write_section(&out, "chapter2-ablation", &body)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `plateau reproduce --experiment anchors`: γ × seeds; one CSV per run; the chapter 2 section.
 fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use crate::report23 as r;
+    if flags.get("ablation").is_some() {
+        return reproduce_ablation(flags, args);
+    }
     let seeds = list_flag(flags, "seeds", "0,1,2")?;
-    let gammas = list_flag(flags, "gammas", "0.3,0.5,0.8")?;
+    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
+    let finished_only = flags.get("finished-only").is_some();
     let mut runs = vec![];
+    let mut missing = 0;
     for &g in &gammas {
         for &seed in &seeds {
             let mut cfg = base.clone();
             cfg.set("gamma", &g.to_string())?;
             cfg.set("seed", &(seed as u64).to_string())?;
-            let (run, secs) =
-                train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("γ={g} seed={seed}"))?;
-            let Run::Anchors(t) = run else { unreachable!("experiment is anchors") };
-            let path = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{seed}.csv", cfg.preset.name(), cfg.model.name());
-            std::fs::write(&path, crate::chapter2::to_csv(&t.history.rows))?;
-            runs.push(r::summarize_anchors(&t.history.rows, g, cfg.seed, secs));
+            let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
+            let label = format!("γ={g} seed={}", cfg.seed);
+            match anchor_run(&cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs)),
+                None => missing += 1,
+            }
         }
     }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    if runs.is_empty() {
+        return Err(CliError("no finished runs to write a section from".into()));
+    }
     let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
+    // The page's default (interactive transformer, its default task): its paragraph goes into the
+    // page, and the section quotes it, so a test can hold the two equal.
+    let defaults = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    let page_default = base.preset == Preset::Interactive
+        && base.model == crate::config::ModelKind::Transformer
+        && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
+    let paragraph = r::anchors_page_paragraph(&runs);
+    // `--fresh-seeds`: the seeds the preset was not chosen with, counted on their own.
+    let fresh_line = match flags.get("fresh-seeds") {
+        Some(_) => {
+            let fresh = list_flag(flags, "fresh-seeds", "")?;
+            let only: Vec<_> = runs.iter().filter(|s| fresh.contains(&(s.seed as f64))).cloned().collect();
+            format!(
+                "\nOn the seeds the preset was not chosen with ({}), counted alone:\n\n{}",
+                fresh.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", "),
+                r::anchors_comparison(&only).split("\nAgainst the paper").next().unwrap_or_default()
+            )
+        }
+        None => String::new(),
+    };
+    let page_paragraph = if page_default {
+        format!("\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-findings`):\n\n> {paragraph}\n")
+    } else {
+        String::new()
+    };
     let body = format!(
         "## Chapter 2 — {} preset, anchors, {} (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Model: {} ({}), γ-init, AdamW. \
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Task: {}. Model: {} ({}), γ-init, AdamW. \
          Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
-         `src/data/anchors.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}",
+         `src/data/anchors.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
         base.preset.name(),
         base.model.name(),
         args.join(" "),
         today(),
         kind.name(),
+        anchors_task_line(&base),
         base.model.name(),
         model_line(&base),
         r::anchors_table(&runs),
         r::anchors_comparison(&runs),
+        fresh_line,
+        page_paragraph,
     );
     write_section(&out, &name, &body)?;
+    if page_default {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        std::fs::write(page, crate::report::replace_section(&html, "chapter2-findings", &paragraph))?;
+        eprintln!("wrote section chapter2-findings of {page}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

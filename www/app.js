@@ -2,7 +2,7 @@
 // No metric is computed here: rows and snapshots come from the engine; this file only routes
 // them to the drawing functions and the DOM.
 import init, {
-  parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets,
+  parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer,
   configQuery, configJson, parseConfigJson, runHeadline,
 } from './pkg/plateau.js';
 
@@ -77,6 +77,12 @@ function setControls(cfg) {
   $('gamma').value = String(cfg.gamma);
   $('gamma-out').textContent = String(cfg.gamma);
   $('model').value = cfg.model;
+  const mem = $('memory');
+  if (Number.isFinite(cfg.memory) && ![...mem.options].some((o) => Number(o.value) === cfg.memory)) {
+    // A URL or config file may ask for another mix: show it as its own option.
+    mem.add(new Option(`reasoning + memory anchors (${Math.round(100 * cfg.memory)} % memory)`, String(cfg.memory)));
+  }
+  mem.value = [...mem.options].find((o) => Number(o.value) === cfg.memory)?.value ?? '0';
   $('lambda').value = String(cfg.lambda);
   $('lambda-out').textContent = String(cfg.lambda);
   $('lambda-from').value = String(cfg['lambda-from']);
@@ -195,6 +201,7 @@ function wireControls() {
   for (const key of ['attention', 'experiment', 'model']) {
     $(key).addEventListener('change', () => { state.cfg[key] = $(key).value; markPending(true); });
   }
+  $('memory').addEventListener('change', () => { state.cfg.memory = Number($('memory').value); markPending(true); });
   $('seed').addEventListener('change', () => {
     const v = Math.max(0, Math.min(4294967295, Math.round(Number($('seed').value) || 0)));
     $('seed').value = String(v);
@@ -313,6 +320,8 @@ function startRun() {
   state.rate = { step: 0, t: performance.now(), value: null };
   state.dropAt = null;
   window.plateauDrop = null;
+  state.rowSeconds = new Map();
+  window.plateauVerdict = null;
   $('drop-at').hidden = true;
   state.runCfg = { ...state.cfg };
   syncUrl();
@@ -362,6 +371,7 @@ function onMessage(e) {
       else if (msg.status === 'finished') $('run-state').textContent = 'finished';
       updateRate();
       noteDrop();
+      noteVerdict(msg.rows, msg.status);
       scheduleDraw(false);
       break;
     }
@@ -384,6 +394,20 @@ function noteDrop() {
   $('drop-step').textContent = String(step);
   $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
   $('drop-at').hidden = false;
+}
+
+/** Chapter 2: the training time at which each row arrived, and at the end of the run the held-out
+ * answer (the engine's `heldoutAnswer`) with the training time of the step since which it held:
+ * `window.plateauVerdict = {answer, step, seconds}` for the bench (time to verdict). */
+function noteVerdict(rows, status) {
+  if (chapter() !== 2) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
+  if (status !== 'finished') return;
+  const v = heldoutAnswer(state.rows);
+  if (!v) return;
+  const seconds = v.step === undefined || v.step === null ? null : state.rowSeconds.get(v.step) ?? null;
+  window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
 }
 
 function updateRate() {
@@ -467,6 +491,9 @@ function eventMarkers() {
   if (chapter() === 1) {
     const drop = dropStep(state.rows);
     if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
+  } else if (chapter() === 2) {
+    const v = heldoutAnswer(state.rows);
+    if (v && v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
   } else if (chapter() === 3) {
     const o = syntaxOnsets(state.rows);
     if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `loss drop ${o.drop}` });
@@ -612,7 +639,19 @@ function anchorJobs() {
         { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
         { label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') },
       ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
-      $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}`;
+      const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
+      $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`;
+    },
+    () => {
+      const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
+      const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
+      const bin = (k) => state.rows.map((r) => [r.step, r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
+      const series = bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
+      lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
+      const r = last();
+      $('sum-keydist').textContent = r && r.key_cos_by_distance
+        ? `Step ${r.step}: mean cosine of keys at distance 1: ${fixed(r.key_cos_by_distance[0], 2)}, 2: ${fixed(r.key_cos_by_distance[1], 2)}, 3–5: ${fixed(r.key_cos_by_distance[2], 2)}, 6–19: ${fixed(r.key_cos_by_distance[3], 2)}, 20 and more: ${fixed(r.key_cos_by_distance[4], 2)}.`
+        : '';
     },
   ];
 }

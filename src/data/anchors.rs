@@ -8,10 +8,10 @@
 //! - noise tokens, drawn uniformly from `20..=99`, the same range as the keys. They never equal an
 //!   anchor, so every sequence holds exactly one anchor pair (or one memory anchor).
 //!
-//! **Sequence.** [`SEQ_LEN`] = 9 tokens, all fed to the model. The label is a separate token that
-//! the model predicts from its output at the *last* position (index `SEQ_LEN − 1`); the loss is
-//! taken there only. The row starts as `SEQ_LEN` noise tokens; then a position
-//! `p ~ Uniform{0..=SEQ_LEN−3}` is drawn and
+//! **Sequence.** `L` tokens (the config's `seq-len`, [`SEQ_LEN`] = 9 by default, 4..=16), all fed
+//! to the model. The label is a separate token that the model predicts from its output at the
+//! *last* position (index `L − 1`); the loss is taken there only. The row starts as `L` noise
+//! tokens; then a position `p ~ Uniform{0..=L−3}` is drawn and
 //! - a *reasoning* sample writes `[key, a, b]` at `p, p+1, p+2`: the key immediately followed by an
 //!   adjacent pair of reasoning anchors;
 //! - a *memory* sample writes `[key, m]` at `p, p+1` (`p+2` stays noise): the key immediately
@@ -28,15 +28,16 @@
 //!   independently for each of the 4 × 80 (memory anchor, key) cells ([`MemoryTable`]). It carries
 //!   no information about the key's value, so it can only be memorized.
 //!
-//! **Training distribution.** Every sample is fresh. A fraction [`MEMORY_FRACTION`] = 1/2 of each
-//! batch (rounded to the nearest integer, then placed in random order) is memory samples with
+//! **Training distribution.** Every sample is fresh. A fraction `f` of each batch (the config's
+//! `memory`, [`MEMORY_FRACTION`] = 1/2 in the mixed task, 0 in the predecessor's pure reasoning
+//! task; rounded to the nearest integer, then placed in random order) is memory samples with
 //! `m ~ Uniform{5..=8}` and `key ~ Uniform{20..=99}`; the rest are reasoning samples with the pair
 //! uniform over the 15 seen ordered pairs ([`SEEN_PAIRS`]: all 16 except (4,3)) and
 //! `key ~ Uniform{20..=99}`.
 //!
-//! **Evaluation.** [`AnchorTask::eval_batch`] holds the same number of samples of each [`Subset`],
-//! in three consecutive blocks: memory, seen reasoning pairs, held-out pair (4,3). Keys and noise
-//! are drawn afresh, as in training.
+//! **Evaluation.** [`AnchorTask::eval_batch`] holds the same number of samples of each [`Subset`]
+//! in training (the memory block only when `f > 0`), in consecutive blocks: memory, seen reasoning
+//! pairs, held-out pair (4,3). Keys and noise are drawn afresh, as in training.
 //!
 //! **Provenance.** Following the predecessor's code, github `xuzhiqin1990/anchor_function_pub`:
 //! the shifts `[5, 1, −2, −8]` for anchors `[1, 2, 3, 4]` (`data_generator/composition.py`,
@@ -65,7 +66,7 @@
 //! public code): its anchor tokens 5..=8, the single memory anchor after the key, the table's label
 //! range and the 50/50 mix are choices made here.
 //!
-//! **Random draws**, per sample and in this order: `SEQ_LEN` noise tokens, the position, the key,
+//! **Random draws**, per sample and in this order: `L` noise tokens, the position, the key,
 //! then the anchor(s). Each train batch first draws its subset order (a Fisher–Yates shuffle). All
 //! ranges are sampled as `u32`/`i64`, so the stream is the same natively and in wasm.
 
@@ -76,8 +77,13 @@ use rand_chacha::ChaCha8Rng;
 pub const VOCAB: usize = 100;
 /// Labels and shifts are taken modulo this.
 pub const MODULUS: i64 = 100;
-/// Tokens per sequence (all fed to the model; the label is predicted at the last position).
+/// Default tokens per sequence (all fed to the model; the label is predicted at the last
+/// position). A task may use any length in [`SEQ_LEN_RANGE`].
 pub const SEQ_LEN: usize = 9;
+/// The sequence lengths a task accepts: room for the key, two anchors and at least one more token.
+pub const SEQ_LEN_RANGE: std::ops::RangeInclusive<usize> = 4..=MAX_SEQ_LEN;
+/// The longest sequence a task accepts.
+pub const MAX_SEQ_LEN: usize = 16;
 /// Smallest key (and noise token).
 pub const KEY_MIN: i64 = 20;
 /// Largest key (and noise token).
@@ -90,7 +96,7 @@ pub const REASONING_ANCHORS: [i64; 4] = [1, 2, 3, 4];
 pub const SHIFTS: [i64; 4] = [5, 1, -2, -8];
 /// The memory anchors (a reconstruction, see the module documentation).
 pub const MEMORY_ANCHORS: [i64; 4] = [5, 6, 7, 8];
-/// Fraction of each training batch that is memory samples.
+/// Fraction of each training batch that is memory samples in the mixed memory/reasoning task.
 pub const MEMORY_FRACTION: f64 = 0.5;
 /// The ordered pair that is never trained on.
 pub const HELDOUT_PAIR: (i64, i64) = (4, 3);
@@ -201,11 +207,13 @@ impl MemoryTable {
     }
 }
 
-/// A batch of sequences with their labels, row-major `[batch, SEQ_LEN]`.
+/// A batch of sequences with their labels, row-major `[batch, seq_len]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnchorBatch {
-    /// Model inputs, `batch × SEQ_LEN`.
+    /// Model inputs, `batch × seq_len`.
     pub tokens: Vec<i64>,
+    /// Tokens per sequence.
+    pub seq_len: usize,
     /// The label of every sample (predicted at the last position).
     pub labels: Vec<i64>,
     /// The subset of every sample.
@@ -217,16 +225,17 @@ pub struct AnchorBatch {
     pub inferential: Vec<i64>,
     /// The symmetric answer; equals `labels` except on the held-out pair, where it is `key − 6`.
     pub symmetric: Vec<i64>,
-    /// Position of the key in every sequence (`0..=SEQ_LEN−3`); the anchor(s) follow it.
+    /// Position of the key in every sequence (`0..=seq_len−3`); the anchor(s) follow it.
     pub key_pos: Vec<usize>,
     /// Number of sequences.
     pub batch: usize,
 }
 
 impl AnchorBatch {
-    fn with_capacity(batch: usize) -> Self {
+    fn with_capacity(batch: usize, seq_len: usize) -> Self {
         Self {
-            tokens: Vec::with_capacity(batch * SEQ_LEN),
+            tokens: Vec::with_capacity(batch * seq_len),
+            seq_len,
             labels: Vec::with_capacity(batch),
             subset: Vec::with_capacity(batch),
             keys: Vec::with_capacity(batch),
@@ -239,7 +248,7 @@ impl AnchorBatch {
 
     /// Sequence `b`.
     pub fn row(&self, b: usize) -> &[i64] {
-        &self.tokens[b * SEQ_LEN..(b + 1) * SEQ_LEN]
+        &self.tokens[b * self.seq_len..(b + 1) * self.seq_len]
     }
 }
 
@@ -248,13 +257,46 @@ impl AnchorBatch {
 pub struct AnchorTask {
     memory: MemoryTable,
     memory_fraction: f64,
+    seq_len: usize,
 }
 
 impl AnchorTask {
-    /// A task whose memory table is drawn from `table_rng`; the training mix is
-    /// [`MEMORY_FRACTION`] memory samples.
+    /// The mixed task: memory table drawn from `table_rng`, [`MEMORY_FRACTION`] memory samples,
+    /// sequences of [`SEQ_LEN`] tokens.
     pub fn new(table_rng: &mut ChaCha8Rng) -> Self {
-        Self { memory: MemoryTable::new(table_rng), memory_fraction: MEMORY_FRACTION }
+        Self::with(table_rng, MEMORY_FRACTION, SEQ_LEN)
+    }
+
+    /// A task with `memory_fraction` memory samples per training batch (clamped to `0..=1`) and
+    /// sequences of `seq_len` tokens. The memory table is drawn from `table_rng` either way, so
+    /// the same seed gives the same table whatever the mix.
+    ///
+    /// # Panics
+    /// If `seq_len` is outside [`SEQ_LEN_RANGE`] (the config rejects such values first).
+    pub fn with(table_rng: &mut ChaCha8Rng, memory_fraction: f64, seq_len: usize) -> Self {
+        assert!(SEQ_LEN_RANGE.contains(&seq_len), "sequence length {seq_len} outside {SEQ_LEN_RANGE:?}");
+        let memory_fraction = if memory_fraction.is_finite() { memory_fraction.clamp(0.0, 1.0) } else { 0.0 };
+        Self { memory: MemoryTable::new(table_rng), memory_fraction, seq_len }
+    }
+
+    /// Tokens per sequence.
+    pub fn seq_len(&self) -> usize {
+        self.seq_len
+    }
+
+    /// Whether training batches hold memory samples (and evaluation a memory block).
+    pub fn has_memory(&self) -> bool {
+        self.memory_fraction > 0.0
+    }
+
+    /// The subsets evaluated, in block order: memory (only when [`AnchorTask::has_memory`]),
+    /// seen reasoning pairs, the held-out pair.
+    pub fn eval_subsets(&self) -> &'static [Subset] {
+        if self.has_memory() {
+            &Subset::ALL
+        } else {
+            &Subset::ALL[1..]
+        }
     }
 
     /// The memory table.
@@ -267,7 +309,7 @@ impl AnchorTask {
         self.memory_fraction
     }
 
-    /// `batch` fresh training samples: `round(batch · MEMORY_FRACTION)` memory samples and the rest
+    /// `batch` fresh training samples: `round(batch · memory_fraction)` memory samples and the rest
     /// seen reasoning pairs, in random order. Never contains the held-out pair.
     pub fn train_batch(&self, batch: usize, rng: &mut ChaCha8Rng) -> AnchorBatch {
         let n_mem = ((batch as f64 * self.memory_fraction).round() as usize).min(batch);
@@ -278,18 +320,19 @@ impl AnchorTask {
             let j = rng.random_range(0..=i as u32) as usize;
             kinds.swap(i, j);
         }
-        let mut out = AnchorBatch::with_capacity(batch);
+        let mut out = AnchorBatch::with_capacity(batch, self.seq_len);
         for kind in kinds {
             self.push_sample(&mut out, kind, rng);
         }
         out
     }
 
-    /// `3 · per_subset` fresh evaluation samples in three blocks: memory, seen reasoning pairs, the
-    /// held-out pair (4,3).
+    /// `per_subset` fresh evaluation samples of each of [`AnchorTask::eval_subsets`], in blocks:
+    /// memory (when trained on), seen reasoning pairs, the held-out pair (4,3).
     pub fn eval_batch(&self, per_subset: usize, rng: &mut ChaCha8Rng) -> AnchorBatch {
-        let mut out = AnchorBatch::with_capacity(3 * per_subset);
-        for kind in Subset::ALL {
+        let subsets = self.eval_subsets();
+        let mut out = AnchorBatch::with_capacity(subsets.len() * per_subset, self.seq_len);
+        for &kind in subsets {
             for _ in 0..per_subset {
                 self.push_sample(&mut out, kind, rng);
             }
@@ -318,11 +361,12 @@ impl AnchorTask {
     }
 
     fn push_sample(&self, out: &mut AnchorBatch, kind: Subset, rng: &mut ChaCha8Rng) {
-        let mut row = [0i64; SEQ_LEN];
+        let mut row = [0i64; MAX_SEQ_LEN];
+        let row = &mut row[..self.seq_len];
         for t in row.iter_mut() {
             *t = rng.random_range(KEY_MIN..=KEY_MAX);
         }
-        let p = rng.random_range(0..=(SEQ_LEN - 3) as u32) as usize;
+        let p = rng.random_range(0..=(self.seq_len - 3) as u32) as usize;
         let key = rng.random_range(KEY_MIN..=KEY_MAX);
         row[p] = key;
         let (label, inferential, symmetric) = match kind {
@@ -347,7 +391,7 @@ impl AnchorTask {
                 (inf, inf, symmetric_label(key, a, b))
             }
         };
-        out.tokens.extend_from_slice(&row);
+        out.tokens.extend_from_slice(row);
         out.labels.push(label);
         out.subset.push(kind);
         out.keys.push(key);
@@ -370,7 +414,7 @@ mod tests {
     /// Finds the key position by the structure alone: the unique anchor token (< KEY_MIN) sits
     /// right after the key.
     fn structure(row: &[i64]) -> (usize, Vec<i64>) {
-        let anchors: Vec<usize> = (0..SEQ_LEN).filter(|&i| row[i] < KEY_MIN).collect();
+        let anchors: Vec<usize> = (0..row.len()).filter(|&i| row[i] < KEY_MIN).collect();
         assert!(!anchors.is_empty() && anchors[0] >= 1, "row {row:?}");
         (anchors[0] - 1, anchors.iter().map(|&i| row[i]).collect())
     }
@@ -548,6 +592,35 @@ mod tests {
         let e1 = t.eval_batch(10, &mut stream(7, Stream::Eval, 0));
         let e2 = t.eval_batch(10, &mut stream(7, Stream::Eval, 0));
         assert_eq!(e1, e2);
+    }
+
+    #[test]
+    fn pure_reasoning_task_of_another_length() {
+        let t = AnchorTask::with(&mut stream(9, Stream::Table, 0), 0.0, 8);
+        assert!(!t.has_memory());
+        assert_eq!(t.seq_len(), 8);
+        // The table comes from the same stream whatever the mix.
+        assert_eq!(t.memory(), AnchorTask::new(&mut stream(9, Stream::Table, 0)).memory());
+        let b = t.train_batch(500, &mut stream(9, Stream::Train, 0));
+        assert_eq!((b.batch, b.seq_len, b.tokens.len()), (500, 8, 4000));
+        assert!(b.subset.iter().all(|&s| s == Subset::ReasoningSeen));
+        let mut positions = std::collections::HashSet::new();
+        for i in 0..b.batch {
+            let (p, anchors) = structure(b.row(i));
+            assert_eq!((p, anchors.len()), (b.key_pos[i], 2));
+            positions.insert(p);
+        }
+        assert_eq!(positions, (0..=5).collect(), "key at 0..=L-3");
+        let e = t.eval_batch(10, &mut stream(9, Stream::Eval, 0));
+        assert_eq!(e.batch, 20);
+        assert!(e.subset[..10].iter().all(|&s| s == Subset::ReasoningSeen));
+        assert!(e.subset[10..].iter().all(|&s| s == Subset::ReasoningHeldout));
+        assert_eq!(t.eval_subsets(), &[Subset::ReasoningSeen, Subset::ReasoningHeldout]);
+        // A quarter of memory samples, rounded.
+        let q = AnchorTask::with(&mut stream(9, Stream::Table, 0), 0.25, 4);
+        let b = q.train_batch(10, &mut stream(9, Stream::Train, 1));
+        assert_eq!(b.subset.iter().filter(|&&s| s == Subset::Memory).count(), 3, "round(2.5) = 3");
+        assert!(b.key_pos.iter().all(|&p| p <= 1));
     }
 
     #[test]

@@ -173,6 +173,40 @@ pub fn distance_cosine_correlation(cos: &[f64], values: &[i64]) -> f64 {
     pearson(&xs, &ys)
 }
 
+/// The key-distance bins of [`cosine_by_distance`]: `|v_i − v_j|` in `1`, `2`, `3..=5`, `6..=19`,
+/// `20..` (inclusive bounds).
+pub const DISTANCE_BINS: [(i64, i64); 5] = [(1, 1), (2, 2), (3, 5), (6, 19), (20, i64::MAX)];
+
+/// Mean cosine of the pairs `i < j` whose value distance `|v_i − v_j|` falls in each of
+/// [`DISTANCE_BINS`]: `c̄_k = (1/|P_k|) Σ_{(i,j)∈P_k} cos_{ij}` (`cos: [r, r]` with
+/// `r = values.len()`, e.g. from [`cosine_matrix`] over the keys). An ordered embedding shows
+/// `c̄_1 > c̄_2 > … `; an unstructured one shows equal bins. A bin with no pair is NaN; when `cos`
+/// is not `r × r` every bin is NaN; a NaN cosine makes its bin NaN.
+pub fn cosine_by_distance(cos: &[f64], values: &[i64]) -> [f64; 5] {
+    let r = values.len();
+    let mut out = [f64::NAN; 5];
+    if cos.len() != r * r {
+        return out;
+    }
+    let mut sum = [0.0f64; 5];
+    let mut count = [0usize; 5];
+    for i in 0..r {
+        for j in i + 1..r {
+            let dist = (values[i] - values[j]).abs();
+            if let Some(k) = DISTANCE_BINS.iter().position(|&(lo, hi)| (lo..=hi).contains(&dist)) {
+                sum[k] += cos[i * r + j];
+                count[k] += 1;
+            }
+        }
+    }
+    for k in 0..5 {
+        if count[k] > 0 {
+            out[k] = sum[k] / count[k] as f64;
+        }
+    }
+    out
+}
+
 fn pearson(xs: &[f64], ys: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let mx = xs.iter().sum::<f64>() / n;
@@ -534,6 +568,54 @@ mod tests {
         let mut bad = cos;
         bad[1] = f64::NAN;
         assert!(distance_cosine_correlation(&bad, &[0, 1, 3]).is_nan());
+    }
+
+    #[test]
+    fn cosine_by_distance_by_hand() {
+        // values 0, 1, 3, 25: distances (0,1)=1 (0,3)=3 (0,25)=25 (1,3)=2 (1,25)=24 (3,25)=22.
+        #[rustfmt::skip]
+        let cos = [
+            1.0, 0.9, 0.5, -0.2,
+            0.9, 1.0, 0.7, 0.0,
+            0.5, 0.7, 1.0, 0.1,
+            -0.2, 0.0, 0.1, 1.0,
+        ];
+        let b = cosine_by_distance(&cos, &[0, 1, 3, 25]);
+        assert!(close(b[0], 0.9, 1e-12), "{b:?}");
+        assert!(close(b[1], 0.7, 1e-12));
+        assert!(close(b[2], 0.5, 1e-12));
+        assert!(b[3].is_nan(), "no pair at distance 6..=19");
+        assert!(close(b[4], (-0.2 + 0.0 + 0.1) / 3.0, 1e-12));
+        // Hand-built ordered embeddings: e_k = (cos θ_k, sin θ_k) with θ_k = k·π/80, so
+        // cos_{ij} = cos((i − j)π/80): every bin mean is known in closed form and they decrease.
+        let keys: Vec<i64> = (20..=99).collect();
+        let emb: Vec<f32> = keys
+            .iter()
+            .flat_map(|&k| {
+                let t = (k - 20) as f64 * std::f64::consts::PI / 80.0;
+                [t.cos() as f32, t.sin() as f32]
+            })
+            .collect();
+        let rows: Vec<usize> = (0..80).collect();
+        let b = cosine_by_distance(&cosine_matrix(&emb, 2, &rows), &keys);
+        let want = |lo: i64, hi: i64| {
+            let (mut s, mut n) = (0.0, 0.0);
+            for d in lo..=hi.min(79) {
+                let pairs = (80 - d) as f64;
+                s += pairs * (d as f64 * std::f64::consts::PI / 80.0).cos();
+                n += pairs;
+            }
+            s / n
+        };
+        for (k, &(lo, hi)) in DISTANCE_BINS.iter().enumerate() {
+            assert!(close(b[k], want(lo, hi), 1e-6), "bin {k}: {} vs {}", b[k], want(lo, hi));
+        }
+        assert!(b.windows(2).all(|w| w[0] > w[1]), "ordered embeddings: {b:?}");
+        // Degenerate input.
+        assert!(cosine_by_distance(&[], &[0, 1]).iter().all(|x| x.is_nan()));
+        let mut bad = cos;
+        bad[1] = f64::NAN;
+        assert!(cosine_by_distance(&bad, &[0, 1, 3, 25])[0].is_nan());
     }
 
     #[test]

@@ -406,6 +406,25 @@ pub fn syntax_onsets(rows: JsValue) -> JsValue {
     to_js(&crate::chapter3::onsets(&rows))
 }
 
+/// Chapter 2's held-out answer from its rows: `{answer, step}`, the answer of the last row
+/// (`"inferential"`, `"symmetric"` or `"neither"`, [`crate::report23::Answer::of`]) and the step
+/// since which it has held ([`crate::report23::answer_step`]; `undefined` for `"neither"`), or
+/// `undefined` without rows.
+#[wasm_bindgen(js_name = heldoutAnswer)]
+pub fn heldout_answer(rows: JsValue) -> JsValue {
+    let rows: Vec<crate::chapter2::AnchorRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
+    let Some(last) = rows.last() else { return JsValue::UNDEFINED };
+    #[derive(serde::Serialize)]
+    struct Verdict {
+        answer: &'static str,
+        step: Option<usize>,
+    }
+    to_js(&Verdict {
+        answer: crate::report23::Answer::of(last.acc_inferential, last.acc_symmetric).name(),
+        step: crate::report23::answer_step(&rows),
+    })
+}
+
 /// One line with a run's key numbers from its rows (see [`crate::report23::headline_plateau`]
 /// and its siblings), or `undefined` when there are none.
 #[wasm_bindgen(js_name = runHeadline)]
