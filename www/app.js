@@ -610,36 +610,38 @@ const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 // ---- chapter 2 ----
 
 function anchorJobs() {
+  // Without memory anchors (the default task) the memory columns are NaN: leave them out.
+  const mem = () => state.rows.some((r) => Number.isFinite(r.loss_memory));
   return [
     () => {
       const series = [
-        { label: 'memory', color: C.orange, points: col('loss_memory') },
+        ...(mem() ? [{ label: 'memory', color: C.orange, points: col('loss_memory') }] : []),
         { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
         { label: 'held-out pair (4,3)', color: C.verm, points: col('loss_heldout'), dashed: true },
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-subloss', series, { y_min: Math.max(0.002, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
-      $('sum-subloss').textContent = `${seriesSummary('memory loss', col('loss_memory'), 2)} ${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
+      $('sum-subloss').textContent = `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
     },
     () => {
       lineChart('chart-subacc', [
-        { label: 'memory', color: C.orange, points: col('acc_memory') },
+        ...(mem() ? [{ label: 'memory', color: C.orange, points: col('acc_memory') }] : []),
         { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
         { label: '(4,3) inferential', color: C.green, points: col('acc_inferential') },
         { label: '(4,3) symmetric', color: C.purple, points: col('acc_symmetric'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
       const r = last();
       $('sum-subacc').textContent = r
-        ? `Step ${r.step}: memory ${fixed(r.acc_memory, 2)}, reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
+        ? `Step ${r.step}: ${mem() ? `memory ${fixed(r.acc_memory, 2)}, ` : ''}reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
         : '';
     },
     () => {
+      const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
       lineChart('chart-emb', [
         { label: 'key distance–cosine corr.', color: C.blue, points: col('key_order_corr') },
         { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
-        { label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') },
+        ...(hasMemory ? [{ label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') }] : []),
       ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
-      const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
       $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`;
     },
     () => {
