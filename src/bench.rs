@@ -83,7 +83,7 @@ pub struct Shape {
 pub fn shape(cfg: &RunConfig) -> Shape {
     let (vocab, seq, causal, loss) = match cfg.experiment {
         Task::Mws | Task::PrefixSum => (crate::data::mws::VOCAB, 2 * cfg.n, true, "all"),
-        Task::Anchors => (crate::data::anchors::VOCAB, crate::data::anchors::SEQ_LEN, true, "last"),
+        Task::Anchors => (crate::data::anchors::VOCAB, cfg.seq_len, true, "last"),
         Task::Syntax => (crate::data::grammar::vocab_size(), crate::data::grammar::MAX_LEN, false, "mlm"),
     };
     Shape {
@@ -1211,7 +1211,8 @@ mod tests {
     #[test]
     fn shapes_follow_the_chapters() {
         let s2 = shape(&case_config(&cases(false)[2]));
-        assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (9, 100, "last", true, true));
+        // chapter 2's default sequence length (`seq-len`), not a constant
+        assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (8, 100, "last", true, true));
         let s3 = shape(&case_config(&cases(false)[3]));
         assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads), (20, "mlm", false, 4));
     }
