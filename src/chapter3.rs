@@ -335,7 +335,8 @@ impl SyntaxTrainer {
         }
         let objective = if lambda != 0.0 { mlm + reg.mul_scalar(lambda) } else { mlm };
         let grads = GradientsParams::from_grads(objective.backward(), &self.model);
-        self.model = self.optim.step(self.cfg.lr, self.model.clone(), grads);
+        let lr = crate::config::warmup_lr(self.cfg.lr, self.cfg.warmup, s);
+        self.model = self.optim.step(lr, self.model.clone(), grads);
         self.step += 1;
         Status::Running
     }
