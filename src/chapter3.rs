@@ -29,6 +29,17 @@ use serde::{Deserialize, Serialize};
 /// Number of agreement minimal pairs scored at every evaluation (drawn once per seed).
 pub const AGREEMENT_ITEMS: usize = 256;
 
+/// Number of fixed held-out sentences whose masked main verb gives `verb_loss` (drawn once per
+/// seed, [`verb_items`]).
+pub const VERB_ITEMS: usize = 512;
+
+/// Least distance from the main subject to the main verb in a `verb_loss` item: at least two
+/// words between them (a phrase or a clause), so no adjacent context gives the verb's number.
+pub const VERB_MIN_DISTANCE: usize = 3;
+
+/// Number of fixed held-out sentences the non-adjacent UAS is probed on (drawn once per seed).
+pub const PROBE_SENTENCES: usize = 256;
+
 /// The CSV columns of a chapter 3 row, in order. The first six are a contract (other tools read
 /// them); the rest are extra.
 pub const CSV_COLUMNS: &[&str] = &[
@@ -46,6 +57,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     "lambda",
     "uas_subject",
     "offset_uas_subject",
+    "verb_loss",
+    "uas_nonadjacent",
+    "offset_uas_nonadjacent",
+    "agreement_logodds",
+    "verb_number_loss",
 ];
 
 /// Metrics of one evaluated step (the model after `step` updates).
@@ -81,6 +97,22 @@ pub struct SyntaxRow {
     pub uas_subject: f64,
     /// The best fixed-offset guess on the same arcs.
     pub offset_uas_subject: f64,
+    /// Cross-entropy of the main verb, masked alone, in the [`VERB_ITEMS`] fixed held-out
+    /// sentences whose subject stands [`VERB_MIN_DISTANCE`] or more words before it
+    /// ([`verb_items`]): the loss where syntax matters. Its number is given only by the distant
+    /// subject, so it sits near its lexical floor + ln 2 until agreement is learned.
+    pub verb_loss: f64,
+    /// UAS of the best head and direction over the non-adjacent arcs only (`|head − i| ≥ 2`,
+    /// [`m::nonadjacent_arcs`]) of the [`PROBE_SENTENCES`] fixed held-out sentences, unmasked.
+    pub uas_nonadjacent: f64,
+    /// The best fixed-offset guess on the same arcs (constant over a run: the set is fixed).
+    pub offset_uas_nonadjacent: f64,
+    /// Mean log-odds of the right verb number over the wrong one on the agreement minimal pairs
+    /// ([`m::agreement_logodds`]): 0 at chance.
+    pub agreement_logodds: f64,
+    /// The number part of `verb_loss` on the same items: the cross-entropy of the right verb
+    /// form against its other-number twin only ([`m::pair_loss`]; ln 2 at chance).
+    pub verb_number_loss: f64,
 }
 
 /// The best head's view of the showcase sentence ([`showcase_sentence`], the same at every step)
@@ -131,6 +163,10 @@ pub struct SyntaxTrainer {
     model: Transformer,
     optim: ModuleOptimizer,
     agreement: Vec<AgreementItem>,
+    /// The fixed `verb_loss` items ([`verb_items`]).
+    verbs: Vec<AgreementItem>,
+    /// The fixed probe sentences of the non-adjacent UAS.
+    probe: Vec<Sentence>,
     /// The sentence every snapshot shows ([`showcase_sentence`]).
     showcase: Sentence,
     step: usize,
@@ -153,16 +189,61 @@ pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
         .collect()
 }
 
+/// The fixed `verb_loss` items of a seed: the first [`VERB_ITEMS`] sentences of the seed's `Table`
+/// stream (index 2) whose main subject stands at least [`VERB_MIN_DISTANCE`] words before the
+/// main verb, each with that verb (and nothing else) masked. Drawn once per run, so every
+/// evaluation scores the same sentences and the curve's noise is the model's, not the sample's.
+pub fn verb_items(seed: u64) -> Vec<AgreementItem> {
+    verb_items_with(seed, grammar::FULL_LEXICON)
+}
+
+/// [`verb_items`] from the grammar with `lexicon` words per open class.
+pub fn verb_items_with(seed: u64, lexicon: usize) -> Vec<AgreementItem> {
+    let mut rng = stream(seed, Stream::Table, 2);
+    let mut items = Vec::with_capacity(VERB_ITEMS);
+    while items.len() < VERB_ITEMS {
+        items.extend(
+            grammar::agreement_items_with(&mut rng, 1, lexicon)
+                .into_iter()
+                .filter(|it| it.verb_pos >= it.subject_pos + VERB_MIN_DISTANCE),
+        );
+    }
+    items
+}
+
+/// Logits at each item's masked verb, `[items, vocab]` row-major.
+async fn logits_at_verbs(model: &Transformer, items: &[AgreementItem], device: &Device) -> Vec<f32> {
+    let mut tokens = vec![PAD; items.len() * MAX_LEN];
+    for (k, it) in items.iter().enumerate() {
+        let l = it.tokens.len().min(MAX_LEN);
+        tokens[k * MAX_LEN..k * MAX_LEN + l].copy_from_slice(&it.tokens[..l]);
+    }
+    let pads = pad_mask(&tokens, items.len(), device);
+    let f = model.forward_padded(int_tensor(tokens, items.len(), MAX_LEN, device), None, Some(pads));
+    let logits = read_f32(f.logits).await; // [items, t, v]
+    let v = grammar::vocab_size();
+    items
+        .iter()
+        .enumerate()
+        .flat_map(|(k, it)| logits[(k * MAX_LEN + it.verb_pos) * v..(k * MAX_LEN + it.verb_pos + 1) * v].to_vec())
+        .collect()
+}
+
 /// The sentence the snapshots show, the same at every step so that a reader watches one
 /// sentence's arcs form: the first sentence of the seed's `Table` stream (index 1) whose main
 /// subject stands at least 3 words before its verb (a phrase or a clause in between: the case
 /// where agreement needs the syntax) and that has at most 12 words, so its arcs stay readable;
 /// if none of 200 draws qualifies, the longest of them. It only feeds the snapshot, never a metric.
 pub fn showcase_sentence(seed: u64) -> Sentence {
+    showcase_sentence_with(seed, grammar::FULL_LEXICON)
+}
+
+/// [`showcase_sentence`] from the grammar with `lexicon` words per open class.
+pub fn showcase_sentence_with(seed: u64, lexicon: usize) -> Sentence {
     let mut rng = stream(seed, Stream::Table, 1);
     let mut longest: Option<Sentence> = None;
     for _ in 0..200 {
-        let s = grammar::sample(&mut rng);
+        let s = grammar::sample_with(&mut rng, lexicon);
         if s.root >= s.subject + 3 && s.len() <= 12 {
             return s;
         }
@@ -224,14 +305,19 @@ impl SyntaxTrainer {
         let device = device.clone().autodiff();
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
         let optim = crate::train::adamw(&cfg);
-        let agreement = grammar::agreement_items(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS);
-        let showcase = showcase_sentence(cfg.seed);
+        let lex = cfg.lexicon;
+        let agreement = grammar::agreement_items_with(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
+        let showcase = showcase_sentence_with(cfg.seed, lex);
+        let verbs = verb_items_with(cfg.seed, lex);
+        let probe = grammar::sample_n_with(&mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, lex);
         Ok(SyntaxTrainer {
             cfg,
             device,
             model,
             optim,
             agreement,
+            verbs,
+            probe,
             showcase,
             step: 0,
             status: Status::Running,
@@ -297,7 +383,8 @@ impl SyntaxTrainer {
         }
         let s = self.step;
         let b = self.cfg.batch;
-        let sentences = grammar::sample_n(&mut stream(self.cfg.seed, Stream::Train, s as u64), b);
+        let sentences =
+            grammar::sample_n_with(&mut stream(self.cfg.seed, Stream::Train, s as u64), b, self.cfg.lexicon);
         let p = pad(&sentences);
         let (inputs, targets) =
             grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut stream(self.cfg.seed, Stream::Mask, s as u64));
@@ -346,7 +433,7 @@ impl SyntaxTrainer {
         let plain = self.device.clone().inner();
         let eb = self.cfg.eval_batch;
         let mut rng = stream(self.cfg.seed, Stream::Eval, s as u64);
-        let sentences = grammar::sample_n(&mut rng, eb);
+        let sentences = grammar::sample_n_with(&mut rng, eb, self.cfg.lexicon);
         let p = pad(&sentences);
         let pads = pad_mask(&p.tokens, eb, &plain);
 
@@ -373,23 +460,34 @@ impl SyntaxTrainer {
         let sas_reg = m::sas_reg(&attn, layers, heads, eb, MAX_LEN, &edges);
 
         // Agreement: logits at the masked main verb.
-        let items = &self.agreement;
-        let mut tokens = vec![PAD; items.len() * MAX_LEN];
-        for (k, it) in items.iter().enumerate() {
-            let l = it.tokens.len().min(MAX_LEN);
-            tokens[k * MAX_LEN..k * MAX_LEN + l].copy_from_slice(&it.tokens[..l]);
-        }
-        let agree_pads = pad_mask(&tokens, items.len(), &plain);
-        let f = model.forward_padded(int_tensor(tokens, items.len(), MAX_LEN, &plain), None, Some(agree_pads));
-        let logits = read_f32(f.logits).await; // [items, t, v]
         let v = grammar::vocab_size();
-        let at_verb: Vec<f32> = items
-            .iter()
-            .enumerate()
-            .flat_map(|(k, it)| logits[(k * MAX_LEN + it.verb_pos) * v..(k * MAX_LEN + it.verb_pos + 1) * v].to_vec())
-            .collect();
-        let pairs: Vec<(i64, i64)> = items.iter().map(|it| (it.good, it.bad)).collect();
+        let at_verb = logits_at_verbs(&model, &self.agreement, &plain).await;
+        let pairs: Vec<(i64, i64)> = self.agreement.iter().map(|it| (it.good, it.bad)).collect();
         let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
+        let agreement_logodds = m::agreement_logodds(&at_verb, v, &pairs);
+
+        // The loss where syntax matters: the masked main verb of the fixed far-subject items.
+        let at_far_verb = logits_at_verbs(&model, &self.verbs, &plain).await;
+        let verb_targets: Vec<i64> = self.verbs.iter().map(|it| it.good).collect();
+        let verb_loss = m::mean_nll(&at_far_verb, v, &verb_targets);
+        let verb_pairs: Vec<(i64, i64)> = self.verbs.iter().map(|it| (it.good, it.bad)).collect();
+        let verb_number_loss = m::pair_loss(&at_far_verb, v, &verb_pairs);
+
+        // UAS over the non-adjacent arcs of the fixed probe sentences.
+        let pb = self.probe.len();
+        let pp = pad(&self.probe);
+        let probe_out = model.forward_padded(
+            int_tensor(pp.tokens.clone(), pb, MAX_LEN, &plain),
+            None,
+            Some(pad_mask(&pp.tokens, pb, &plain)),
+        );
+        let mut pattn = Vec::with_capacity(layers * heads * pb * MAX_LEN * MAX_LEN);
+        for a in probe_out.attention {
+            pattn.extend(read_f32(a.swap_dims(0, 1)).await);
+        }
+        let far = m::nonadjacent_arcs(&pp.gold);
+        let uas_nonadjacent = m::best_head(&m::uas_per_head(&pattn, layers, heads, pb, MAX_LEN, &far, &pp.lengths)).uas;
+        let (_, offset_uas_nonadjacent) = m::best_offset_baseline(&far, &pp.lengths);
 
         if snapshot {
             // The best head (chosen on the evaluation batch above) on the showcase sentence.
@@ -468,26 +566,41 @@ impl SyntaxTrainer {
             lambda,
             uas_subject,
             offset_uas_subject,
+            verb_loss,
+            uas_nonadjacent,
+            offset_uas_nonadjacent,
+            agreement_logodds,
+            verb_number_loss,
         }
     }
 }
 
-/// The two onsets of a run.
+/// The events of a run, each the end of a plateau ([`m::plateau_end`] with [`m::PLATEAU_RULE`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Onsets {
-    /// Structure onset: the step of the steepest UAS rise.
+    /// Structure onset: the non-adjacent UAS (`uas_nonadjacent`) leaves its plateau upward.
     pub structure: Option<usize>,
-    /// The step of the steepest held-out MLM loss fall.
+    /// The loss drop: `verb_loss` (the loss where syntax matters) leaves its plateau downward.
     pub drop: Option<usize>,
+    /// The same rule on the overall held-out MLM loss (`heldout_loss`).
+    pub heldout_drop: Option<usize>,
+    /// The same rule on the all-arc UAS (`uas`).
+    pub uas_onset: Option<usize>,
+    /// The same rule on `verb_number_loss`, the part of the verb's loss only its number decides.
+    pub number_drop: Option<usize>,
 }
 
-/// The onsets of recorded rows ([`m::structure_onset`] on `uas`, [`m::loss_drop_step`] on
-/// `heldout_loss`).
+/// The events of recorded rows (see [`Onsets`]).
 pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
     let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
-    let uas: Vec<f64> = rows.iter().map(|r| r.uas).collect();
-    let loss: Vec<f64> = rows.iter().map(|r| r.heldout_loss).collect();
-    Onsets { structure: m::structure_onset(&steps, &uas), drop: m::loss_drop_step(&steps, &loss) }
+    let col = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    Onsets {
+        structure: m::structure_onset(&steps, &col(|r| r.uas_nonadjacent)),
+        drop: m::loss_drop_step(&steps, &col(|r| r.verb_loss)),
+        heldout_drop: m::loss_drop_step(&steps, &col(|r| r.heldout_loss)),
+        uas_onset: m::structure_onset(&steps, &col(|r| r.uas)),
+        number_drop: m::loss_drop_step(&steps, &col(|r| r.verb_number_loss)),
+    }
 }
 
 /// The CSV name of a probe direction.
@@ -504,7 +617,7 @@ pub fn to_csv(rows: &[SyntaxRow]) -> String {
     s.push('\n');
     for r in rows {
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.step,
             r.loss,
             r.heldout_loss,
@@ -518,8 +631,55 @@ pub fn to_csv(rows: &[SyntaxRow]) -> String {
             r.train_reg,
             r.lambda,
             r.uas_subject,
-            r.offset_uas_subject
+            r.offset_uas_subject,
+            r.verb_loss,
+            r.uas_nonadjacent,
+            r.offset_uas_nonadjacent,
+            r.agreement_logodds,
+            r.verb_number_loss
         ));
     }
     s
+}
+
+/// Rows back from [`to_csv`]'s text (columns found by name, so a file with extra columns after
+/// the contract reads too); an error names the first line or column that does not parse.
+pub fn from_csv(text: &str) -> Result<Vec<SyntaxRow>, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
+    let idx = |name: &str| header.iter().position(|h| *h == name).ok_or(format!("missing column {name}"));
+    let cols: Vec<usize> = CSV_COLUMNS.iter().map(|c| idx(c)).collect::<Result<_, _>>()?;
+    let mut rows = vec![];
+    for (n, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let get = |k: usize| f.get(cols[k]).copied().ok_or(format!("line {}: too few fields", n + 2));
+        let num = |k: usize| -> Result<f64, String> {
+            get(k)?.parse::<f64>().map_err(|e| format!("line {}, column {}: {e}", n + 2, CSV_COLUMNS[k]))
+        };
+        let int = |k: usize| -> Result<usize, String> {
+            get(k)?.parse::<usize>().map_err(|e| format!("line {}, column {}: {e}", n + 2, CSV_COLUMNS[k]))
+        };
+        rows.push(SyntaxRow {
+            step: int(0)?,
+            loss: num(1)?,
+            heldout_loss: num(2)?,
+            uas: num(3)?,
+            agreement_acc: num(4)?,
+            sas_reg: num(5)?,
+            best_layer: int(6)?,
+            best_head: int(7)?,
+            best_direction: get(8)?.to_string(),
+            offset_uas: num(9)?,
+            train_reg: num(10)?,
+            lambda: num(11)?,
+            uas_subject: num(12)?,
+            offset_uas_subject: num(13)?,
+            verb_loss: num(14)?,
+            uas_nonadjacent: num(15)?,
+            offset_uas_nonadjacent: num(16)?,
+            agreement_logodds: num(17)?,
+            verb_number_loss: num(18)?,
+        });
+    }
+    Ok(rows)
 }

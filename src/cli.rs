@@ -12,7 +12,8 @@
 //!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
 //! plateau reproduce --experiment anchors [--gammas 0.3,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
 //! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
-//! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
+//! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
+//! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
 //!             [--one-thread yes|no] [--native-profile PERF_REPORT]
@@ -25,9 +26,95 @@ use crate::backend::{self, BackendKind};
 use crate::config::{describe, Preset, RunConfig, PARAMS};
 use crate::run::Run;
 use crate::train::{block_on, Status, Trainer};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
+
+/// The signal (SIGINT or SIGTERM) that asked the CLI to stop, 0 while none did.
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    STOP_SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// From now on SIGINT (Ctrl-C) and SIGTERM stop training at the next step instead of killing the
+/// process, so that the rows recorded so far are kept; the exit status is then `128 + signal`
+/// (130, 143).
+fn install_stop_handlers() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_stop_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
+    }
+}
+
+/// The stop signal received so far (0 when none).
+fn stop_signal() -> i32 {
+    STOP_SIGNAL.load(Ordering::SeqCst)
+}
+
+/// A CSV written while the run trains: rows go to `{out}.partial` as they are evaluated (flushed
+/// at once), and [`RowSink::finish`] renames it to `out`, so `out` is never a cut file and a run
+/// that is stopped or diverges still leaves every row it recorded.
+struct RowSink {
+    out: String,
+    tmp: String,
+    file: std::io::BufWriter<std::fs::File>,
+    written: usize,
+}
+
+impl RowSink {
+    /// Creates `{out}.partial` (an error names `out` when its folder is missing or not writable:
+    /// checked before anything trains).
+    fn create(out: &str) -> Result<RowSink, CliError> {
+        let tmp = format!("{out}.partial");
+        let file = std::fs::File::create(&tmp).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+        Ok(RowSink { out: out.to_string(), tmp, file: std::io::BufWriter::new(file), written: 0 })
+    }
+
+    /// Appends the rows recorded since the last call (rewrites the file when the history was
+    /// thinned, which drops old rows) and flushes.
+    fn update(&mut self, run: &Run) -> Result<(), CliError> {
+        let n = run.row_count();
+        if n == self.written {
+            return Ok(());
+        }
+        let csv = run.csv();
+        let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.tmp));
+        if n < self.written {
+            self.file.flush().map_err(err)?;
+            let f = std::fs::File::create(&self.tmp).map_err(err)?;
+            self.file = std::io::BufWriter::new(f);
+            self.written = 0;
+        }
+        let mut lines = csv.lines();
+        let header = lines.next().unwrap_or_default();
+        let mut text = String::new();
+        if self.written == 0 {
+            text.push_str(header);
+            text.push('\n');
+        }
+        for line in lines.skip(self.written) {
+            text.push_str(line);
+            text.push('\n');
+        }
+        self.file.write_all(text.as_bytes()).map_err(err)?;
+        self.file.flush().map_err(err)?;
+        self.written = n;
+        Ok(())
+    }
+
+    /// Writes what is left, syncs and renames the file to its final name.
+    fn finish(mut self, run: &Run) -> Result<(), CliError> {
+        self.update(run)?;
+        let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.out));
+        self.file.flush().map_err(err)?;
+        self.file.get_ref().sync_all().map_err(err)?;
+        std::fs::rename(&self.tmp, &self.out).map_err(err)
+    }
+}
 
 const USAGE: &str = "usage:
   plateau run [--experiment mws|prefix-sum] [--preset paper|interactive] [--seed S] [--steps N]
@@ -36,7 +123,7 @@ const USAGE: &str = "usage:
   plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S] [--memory F]
               [--steps N] --out FILE.csv [--embeddings FILE.csv]
   plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
-              [--steps N] --out FILE.csv
+              [--lexicon K] [--steps N] --out FILE.csv
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
               [--steps N] [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir DIR]
               [--checkpoint-every K] [--stop-after N]
@@ -50,7 +137,12 @@ const USAGE: &str = "usage:
                          the interactive default also writes index.html's chapter2-findings)
   plateau reproduce --experiment anchors --ablation [--factors a,b] [--gammas 0.3,0.8] [--finished-only]
                         (one factor at a time from the mixed reconstruction; section chapter2-ablation)
-  plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2]
+  plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
+                        (runs finished earlier with the same config are read back from --csv-dir;
+                         the interactive default also writes index.html's chapter3-findings)
+  plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
+                        (the search for a plateau; section chapter3-search and index.html's
+                         chapter3-search-findings)
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT]
@@ -75,7 +167,7 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation"];
+const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "search"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {
@@ -234,8 +326,18 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
         return Err(CliError("--embeddings is for --experiment anchors (chapter 2)".into()));
     }
     let kind = flags.backend()?;
-    let (run, secs) = train_any(flags.cfg.clone(), kind, flags.get("quiet").is_some(), "run")?;
-    std::fs::write(&out, run.csv()).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+    let mut sink = RowSink::create(&out)?;
+    let mut run = Run::new(flags.cfg.clone(), &backend::device(kind))?;
+    install_stop_handlers();
+    let secs = drive(&mut run, flags.get("quiet").is_some(), "run", &mut |r| {
+        sink.update(r)?;
+        Ok(stop_signal() == 0)
+    })?;
+    sink.finish(&run)?;
+    if stop_signal() != 0 {
+        eprintln!("stopped by signal {} at step {}: {} rows → {out}", stop_signal(), run.step(), run.row_count());
+        return Ok(ExitCode::from((128 + stop_signal()) as u8));
+    }
     if let (Some(path), Run::Anchors(t)) = (&embeddings, &run) {
         std::fs::write(path, crate::chapter2::embeddings_csv(&t.history.snapshots))
             .map_err(|e| CliError(format!("cannot write {path}: {e}")))?;
@@ -505,6 +607,8 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "factors",
             "page",
             "fresh-seeds",
+            "search",
+            "configs",
         ],
     )?;
     match flags.cfg.experiment {
@@ -1088,16 +1192,191 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
     Ok(ExitCode::SUCCESS)
 }
 
+/// A finished chapter 3 run read back from its CSV and meta file, when both exist, the meta's
+/// config and backend are this run's, and the CSV reaches the last step.
+fn finished_syntax_run(
+    csv: &str,
+    meta: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+) -> Option<(Vec<crate::chapter3::SyntaxRow>, f64)> {
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+    if serde_json::from_value::<RunConfig>(m["config"].clone()).ok()? != *cfg || m["backend"].as_str()? != kind.name() {
+        return None;
+    }
+    let rows = crate::chapter3::from_csv(&std::fs::read_to_string(csv).ok()?).ok()?;
+    (rows.last()?.step == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
+}
+
+/// One chapter 3 run of a reproduction, kept as `{stem}.csv` and `{stem}.json` (config, backend,
+/// wall seconds): read back when finished with the same config and backend, else trained when
+/// `train` (an error if it diverges), else `None`.
+fn syntax_run(
+    cfg: &RunConfig,
+    stem: &str,
+    kind: BackendKind,
+    train: bool,
+    quiet: bool,
+    label: &str,
+) -> Result<Option<(Vec<crate::chapter3::SyntaxRow>, f64)>, CliError> {
+    let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
+    if let Some(done) = finished_syntax_run(&csv, &meta, cfg, kind) {
+        return Ok(Some(done));
+    }
+    if !train {
+        return Ok(None);
+    }
+    let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
+    let Run::Syntax(t) = run else { unreachable!("experiment is syntax") };
+    if let Status::Diverged(msg) = t.status() {
+        return Err(CliError(format!("{label}: {msg}")));
+    }
+    std::fs::write(&csv, crate::chapter3::to_csv(&t.history.rows))?;
+    let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
+    std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
+    Ok(Some((t.history.rows.clone(), secs)))
+}
+
+/// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
+/// creates one, starting from the interactive default. `(slug, name, changes)`.
+const SYNTAX_SEARCH: &[(&str, &str, &[(&str, &str)])] = &[
+    ("default", "the interactive default", &[]),
+    ("lr3e-4", "learning rate 3·10⁻⁴", &[("lr", "0.0003")]),
+    ("lr3e-3", "learning rate 3·10⁻³", &[("lr", "0.003")]),
+    ("warmup", "200-step warm-up", &[("warmup", "200")]),
+    ("batch256", "batch 256", &[("batch", "256")]),
+    ("layers4", "4 layers", &[("layers", "4")]),
+    ("layers1", "1 layer", &[("layers", "1")]),
+    ("heads1", "1 head per layer", &[("heads", "1")]),
+    ("wide", "width 128", &[("d-model", "128"), ("d-ff", "512")]),
+    ("nowd", "no weight decay", &[("weight-decay", "0")]),
+    ("lexicon3", "3 words per open class", &[("lexicon", "3")]),
+    ("lexicon1", "1 word per open class", &[("lexicon", "1")]),
+    ("heads8", "8 heads per layer", &[("heads", "8")]),
+    ("lex1-slow", "1 word per open class, learning rate 3·10⁻⁴", &[("lexicon", "1"), ("lr", "0.0003")]),
+    (
+        "big-slow",
+        "4 layers × 8 heads, width 128, learning rate 3·10⁻⁴, 3000 steps",
+        &[("layers", "4"), ("heads", "8"), ("d-model", "128"), ("d-ff", "512"), ("lr", "0.0003"), ("steps", "3000")],
+    ),
+];
+
+/// `plateau reproduce --experiment syntax --search [--configs a,b] [--finished-only]`: every
+/// configuration of [`SYNTAX_SEARCH`] × seeds (finished runs are read back); writes the
+/// `chapter3-search` section.
+fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use crate::report23 as r;
+    let seeds = seed_list(flags, "0,1,2")?;
+    let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
+    let only: Option<Vec<&str>> = flags.get("configs").map(|f| f.split(',').map(str::trim).collect());
+    if let Some(only) = &only {
+        if let Some(bad) = only.iter().find(|f| !SYNTAX_SEARCH.iter().any(|a| a.0 == **f)) {
+            return Err(CliError(format!(
+                "--configs: unknown configuration {bad:?}; known: {}",
+                SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    std::fs::create_dir_all(&dir)?;
+    let base = RunConfig::defaults(crate::config::Task::Syntax, Preset::Interactive);
+    let mut cells = vec![];
+    let mut missing = 0;
+    for (slug, name, changes) in SYNTAX_SEARCH {
+        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+        let mut cell = r::SearchCell {
+            name: name.to_string(),
+            change: if changes.is_empty() {
+                "—".into()
+            } else {
+                changes.iter().map(|(k, v)| format!("`{k} {v}`")).collect::<Vec<_>>().join(", ")
+            },
+            steps: base.steps,
+            runs: vec![],
+        };
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            for (k, v) in *changes {
+                cfg.set(k, v)?;
+            }
+            cfg.seed = seed;
+            cell.steps = cfg.steps;
+            let stem = format!("{dir}/{slug}-seed{seed}");
+            let label = format!("{slug} seed={seed}");
+            match syntax_run(&cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
+                None => missing += 1,
+            }
+        }
+        if !cell.runs.is_empty() {
+            cells.push(cell);
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    let paragraph = r::search_page_paragraph(&cells);
+    let body = format!(
+        "## Chapter 3 — the search for a plateau (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         Each configuration changes one factor of the interactive default ({}) that plausibly creates a plateau. \
+         For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
+         subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
+         (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
+         σ̂ the curve's own evaluation-to-evaluation noise); the structure onset, the same rule rising on the UAS over \
+         non-adjacent arcs of {} fixed held-out sentences; whether the two lie within two evaluations; and how far the \
+         best non-adjacent UAS rises above its best fixed-offset guess. Every finished run of this command is listed.\n\n\
+         {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
+         `chapter3-search-findings`):\n\n> {paragraph}\n",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        crate::chapter3::VERB_ITEMS,
+        crate::chapter3::VERB_MIN_DISTANCE,
+        crate::chapter3::PROBE_SENTENCES,
+        r::search_table(&cells),
+        r::search_findings(&cells),
+    );
+    write_section(&out, "chapter3-search", &body)?;
+    let page = flags.get("page").unwrap_or("index.html");
+    let html = std::fs::read_to_string(page)?;
+    std::fs::write(page, crate::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
+    eprintln!("wrote section chapter3-search-findings of {page}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--seeds` as non-negative integers (an error names a value that is not one).
+fn seed_list(flags: &Flags, default: &str) -> Result<Vec<u64>, CliError> {
+    flags
+        .get("seeds")
+        .unwrap_or(default)
+        .split(',')
+        .map(|v| v.trim().parse::<u64>().map_err(|_| CliError(format!("--seeds: {v:?} is not a non-negative integer"))))
+        .collect()
+}
+
 /// `plateau reproduce --experiment syntax`: baseline, suppress, promote and brief suppression
-/// over seeds; one CSV per run; the chapter 3 section.
+/// over seeds; one CSV per run (finished runs of the same config and backend are read back, not
+/// trained again); the chapter 3 section.
 fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use crate::report23 as r;
-    let seeds = list_flag(flags, "seeds", "0,1,2")?;
+    if flags.get("search").is_some() {
+        return reproduce_syntax_search(flags, args);
+    }
+    let seeds = seed_list(flags, "0,1,2")?;
     let strength = list_flag(flags, "strength", "0.1")?[0];
-    let brief = list_flag(flags, "brief-until", "200")?[0] as usize;
+    let brief = list_flag(flags, "brief-until", "200")?[0];
+    if !(brief.is_finite() && brief >= 1.0 && brief.fract() == 0.0) {
+        return Err(CliError(format!("--brief-until: {brief} is not a positive whole step")));
+    }
+    let brief = brief as usize;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
     let conditions = [
@@ -1107,36 +1386,64 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
         ("brief suppression", strength, 0, brief),
     ];
     let mut runs = vec![];
+    let mut missing = 0;
     for (name, lambda, from, until) in conditions {
         for &seed in &seeds {
             let mut cfg = base.clone();
             cfg.set("lambda", &lambda.to_string())?;
             cfg.set("lambda-from", &from.to_string())?;
             cfg.set("lambda-until", &until.to_string())?;
-            cfg.set("seed", &(seed as u64).to_string())?;
-            let (run, secs) =
-                train_any(cfg.clone(), kind, flags.get("quiet").is_some(), &format!("{name} seed={seed}"))?;
-            let Run::Syntax(t) = run else { unreachable!("experiment is syntax") };
-            let path = format!("{csv_dir}/{}-syntax-{}-seed{seed}.csv", cfg.preset.name(), name.replace(' ', "-"));
-            std::fs::write(&path, crate::chapter3::to_csv(&t.history.rows))?;
-            runs.push(r::summarize_syntax(&t.history.rows, name, (lambda, from, until), cfg.seed, secs));
+            cfg.seed = seed;
+            let stem = format!("{csv_dir}/{}-syntax-{}-seed{seed}", cfg.preset.name(), name.replace(' ', "-"));
+            let label = format!("{name} seed={seed}");
+            match syntax_run(&cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs)),
+                None => missing += 1,
+            }
         }
     }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    if runs.is_empty() {
+        return Err(CliError("no finished runs to write a section from".into()));
+    }
     let name = format!("chapter3-{}-syntax", base.preset.name());
+    let page_default = base.preset == Preset::Interactive
+        && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
+            == RunConfig::defaults(crate::config::Task::Syntax, Preset::Interactive);
+    let paragraph = r::syntax_page_paragraph(&runs);
+    let page_paragraph = if page_default {
+        format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n")
+    } else {
+        String::new()
+    };
     let body = format!(
         "## Chapter 3 — {} preset, syntax (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT \
          masking on the synthetic dependency grammar of `src/data/grammar.rs`; R averaged over sentences (the paper's code \
-         sums over the batch). Per-run CSVs: `{csv_dir}/`.\n\n{}\n### The paper's questions\n\n{}",
+         sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
+         whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
+         non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\
+         ### The paper's questions\n\n{}{}",
         base.preset.name(),
         args.join(" "),
         today(),
         kind.name(),
         model_line(&base),
+        crate::chapter3::VERB_ITEMS,
+        crate::chapter3::VERB_MIN_DISTANCE,
         r::syntax_table(&runs),
-        r::syntax_comparison(&runs, base.eval_every),
+        r::syntax_comparison(&runs),
+        page_paragraph,
     );
     write_section(&out, &name, &body)?;
+    if page_default {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        std::fs::write(page, crate::report::replace_section(&html, "chapter3-findings", &paragraph))?;
+        eprintln!("wrote section chapter3-findings of {page}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -271,6 +271,12 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
     },
     ParamSpec {
+        key: "lexicon",
+        doc: "Chapter 3: words per open class (nouns, verbs, adjectives) of the grammar; fewer = lower lexical entropy, so more of the loss is syntax; 10 = the full grammar.",
+        kind: Kind::Int { min: 1, max: 10 },
+        live: false,
+    },
+    ParamSpec {
         key: "weight-decay",
         doc: "Decoupled weight decay of AdamW (chapters 2 and 3; chapter 1's Adam has none).",
         kind: Kind::Float { min: 0.0, max: 1.0, log: false },
@@ -352,6 +358,9 @@ pub struct RunConfig {
     /// Linear learning-rate warm-up steps (chapters 2 and 3).
     #[serde(default)]
     pub warmup: usize,
+    /// Chapter 3: words per open class of the grammar (10 = the full grammar).
+    #[serde(default = "default_lexicon")]
+    pub lexicon: usize,
     /// AdamW weight decay (chapters 2 and 3).
     pub weight_decay: f64,
     /// Chapter 3 SAS regularizer strength λ.
@@ -364,6 +373,10 @@ pub struct RunConfig {
 
 fn default_memory() -> f64 {
     crate::data::anchors::MEMORY_FRACTION
+}
+
+fn default_lexicon() -> usize {
+    crate::data::grammar::FULL_LEXICON
 }
 
 fn default_seq_len() -> usize {
@@ -465,6 +478,7 @@ impl RunConfig {
         memory: crate::data::anchors::MEMORY_FRACTION,
         seq_len: crate::data::anchors::SEQ_LEN,
         warmup: 0,
+        lexicon: crate::data::grammar::FULL_LEXICON,
         weight_decay: 0.0,
         lambda: 0.0,
         lambda_from: 0,
@@ -589,6 +603,7 @@ impl RunConfig {
             "memory" => fmt_f64(self.memory),
             "seq-len" => self.seq_len.to_string(),
             "warmup" => self.warmup.to_string(),
+            "lexicon" => self.lexicon.to_string(),
             "weight-decay" => fmt_f64(self.weight_decay),
             "lambda" => fmt_f64(self.lambda),
             "lambda-from" => self.lambda_from.to_string(),
@@ -740,6 +755,7 @@ impl RunConfig {
                     "lambda-until" => self.lambda_until = u,
                     "seq-len" => self.seq_len = u,
                     "warmup" => self.warmup = u,
+                    "lexicon" => self.lexicon = u,
                     _ => {}
                 }
             }

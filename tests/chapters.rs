@@ -115,8 +115,19 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
     assert!((0.0..=1.0).contains(&r.uas) && (0.0..=1.0).contains(&r.agreement_acc));
     // Near-uniform attention at init: R ≈ (arcs per sentence × 2 directions / length) × layers × heads.
     assert!(r.sas_reg > 0.0);
+    // The masked far-subject verbs and the non-adjacent probe start near chance too.
+    assert!(r.verb_loss > ln_v - 0.1 && r.verb_loss < ln_v + 0.15, "verb loss {} vs ln 65", r.verb_loss);
+    assert!(r.agreement_logodds.abs() < 0.1, "log-odds at init {}", r.agreement_logodds);
+    assert!((r.verb_number_loss - 2f64.ln()).abs() < 0.05, "number part at init {}", r.verb_number_loss);
+    assert!((0.0..=1.0).contains(&r.uas_nonadjacent) && r.offset_uas_nonadjacent > 0.0);
     let csv = chapter3::to_csv(&t.history.rows);
     assert!(csv.starts_with("step,loss,heldout_loss,uas,agreement_acc,sas_reg"), "{csv}");
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with(",verb_loss,uas_nonadjacent,offset_uas_nonadjacent,agreement_logodds,verb_number_loss"),
+        "the issue's columns after the existing ones: {header}"
+    );
+    assert_eq!(chapter3::from_csv(&csv).unwrap(), t.history.rows, "the CSV reads back exactly");
     let snap = &t.history.snapshots[0];
     let n = snap.words.len();
     assert_eq!(snap.attention.len(), snap.layers * snap.n_heads * n * n);
@@ -125,6 +136,19 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
         snap.sample_right <= snap.sample_scored && snap.sample_scored + 1 == n,
         "every word but the root is scored"
     );
+}
+
+#[test]
+fn verb_items_are_fixed_far_subject_sentences_with_only_the_verb_masked() {
+    let items = chapter3::verb_items(0);
+    assert_eq!(items.len(), chapter3::VERB_ITEMS);
+    assert_eq!(items, chapter3::verb_items(0), "drawn from the seed alone");
+    assert_ne!(items, chapter3::verb_items(1));
+    for it in &items {
+        assert!(it.verb_pos >= it.subject_pos + chapter3::VERB_MIN_DISTANCE);
+        assert_eq!(it.tokens.iter().filter(|&&w| w == plateau::data::grammar::MASK).count(), 1);
+        assert_eq!(it.tokens[it.verb_pos], plateau::data::grammar::MASK);
+    }
 }
 
 #[test]
@@ -244,5 +268,37 @@ fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
     assert!(block.contains("γ = 0.8") && block.contains("γ = 0.3"), "{block}");
     let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
     let section = repro.split("<!-- BEGIN chapter2-interactive-anchors-transformer -->").nth(1).expect("the section");
+    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
+}
+
+/// The page's "what the measured runs show" for chapter 3 is generated, like chapter 2's.
+#[test]
+fn the_pages_chapter3_findings_are_the_ones_quoted_in_reproduction_md() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = ("<!-- BEGIN chapter3-findings -->", "<!-- END chapter3-findings -->");
+    let a = html.find(begin).expect("index.html has the chapter3-findings block") + begin.len();
+    let b = html.find(end).expect("the block ends");
+    let block = html[a..b].trim();
+    assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let section = repro.split("<!-- BEGIN chapter3-interactive-syntax -->").nth(1).expect("the section");
+    let section = section.split("<!-- END chapter3-interactive-syntax -->").next().unwrap();
+    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
+}
+
+/// The page's summary of the chapter 3 search is the one `REPRODUCTION.md`'s search section quotes.
+#[test]
+fn the_pages_chapter3_search_findings_are_the_ones_quoted_in_reproduction_md() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = ("<!-- BEGIN chapter3-search-findings -->", "<!-- END chapter3-search-findings -->");
+    let a = html.find(begin).expect("index.html has the chapter3-search-findings block") + begin.len();
+    let b = html.find(end).expect("the block ends");
+    let block = html[a..b].trim();
+    assert!(block.starts_with("<strong>What the search found</strong>"), "{block}");
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let section = repro.split("<!-- BEGIN chapter3-search -->").nth(1).expect("the search section");
+    let section = section.split("<!-- END chapter3-search -->").next().unwrap();
     assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }

@@ -304,3 +304,66 @@ fn params_lists_every_schema_key() {
         assert!(out.contains(&format!("--{}", p.key)), "{}", p.key);
     }
 }
+
+/// Waits for `child` at most `secs` seconds; kills it and panics past that.
+fn wait_within(child: &mut std::process::Child, secs: u64, what: &str) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed().as_secs() > secs {
+            child.kill().ok();
+            panic!("{what}: still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_unwritable_out_is_refused_before_training() {
+    // A million steps would take hours: the refusal must come before the first one.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .args(["run", "--steps", "1000000", "--quiet", "--out", "/nonexistent-plateau-dir/rows.csv"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_within(&mut child, 120, "run with an unwritable --out");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write /nonexistent-plateau-dir/rows.csv"), "{err}");
+}
+
+#[test]
+fn sigterm_stops_the_run_and_keeps_every_row() {
+    let out = tmp("stopped.csv");
+    let partial = std::path::PathBuf::from(format!("{}.partial", out.display()));
+    let _ = std::fs::remove_file(&out);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .args(["run", "--steps", "1000000", "--eval-every", "1", "--quiet", "--out", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Rows are on disk while it trains: wait for the header and three rows.
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&partial).map_or(0, |s| s.lines().count()) < 4 {
+        assert!(start.elapsed().as_secs() < 120, "no rows streamed to {}", partial.display());
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!out.exists(), "the final file appears only at the end");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = wait_within(&mut child, 60, "run after SIGTERM");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
+    assert!(err.contains("stopped by signal 15"), "{err}");
+    let csv = std::fs::read_to_string(&out).expect("the rows so far, under the final name");
+    assert!(!partial.exists(), "renamed, not copied");
+    let steps: Vec<usize> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert!(steps.len() >= 3, "{csv}");
+    assert_eq!(steps, (0..steps.len()).collect::<Vec<_>>(), "one row per step, none lost or cut");
+    assert!(err.contains(&format!("{} rows", steps.len())), "{err}");
+}

@@ -496,8 +496,8 @@ function eventMarkers() {
     if (v && v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
   } else if (chapter() === 3) {
     const o = syntaxOnsets(state.rows);
-    if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `loss drop ${o.drop}` });
-    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `UAS onset ${o.structure}` });
+    if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
+    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `structure onset ${o.structure}` });
   }
   return markers;
 }
@@ -701,10 +701,12 @@ function syntaxJobs() {
       const series = [
         { label: 'train', color: C.blue, points: col('loss') },
         { label: 'held-out', color: C.orange, points: col('heldout_loss') },
+        { label: 'far-subject verbs (held-out)', color: C.purple, points: col('verb_loss') },
+        { label: 'their number only', color: C.purple, points: col('verb_number_loss'), dashed: true },
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'll' });
-      $('sum-mlm').textContent = seriesSummary('held-out MLM loss', col('heldout_loss'), 3);
+      $('sum-mlm').textContent = `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`;
     },
     () => {
       lineChart('chart-uas', [
@@ -712,10 +714,12 @@ function syntaxJobs() {
         { label: 'all arcs: offset guess', color: C.green, points: col('offset_uas'), dashed: true },
         { label: 'subject→verb: best head', color: C.purple, points: col('uas_subject') },
         { label: 'subject→verb: offset guess', color: C.purple, points: col('offset_uas_subject'), dashed: true },
+        { label: 'non-adjacent arcs: best head', color: C.verm, points: col('uas_nonadjacent') },
+        { label: 'non-adjacent arcs: offset guess', color: C.verm, points: col('offset_uas_nonadjacent'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ul' });
       const r = last();
       $('sum-uas').textContent = r
-        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}).`
+        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}). Non-adjacent arcs: ${fixed(r.uas_nonadjacent, 2)} (offset guess ${fixed(r.offset_uas_nonadjacent, 2)}).`
         : '';
     },
     () => {

@@ -239,8 +239,14 @@ impl Sentence {
     }
 }
 
+/// The full lexicon: at most this many words per open class (nouns, verbs, adjectives) are used.
+pub const FULL_LEXICON: usize = 10;
+
 struct Builder<'a> {
     rng: &'a mut ChaCha8Rng,
+    /// Words per open class in use: nouns `min(lexicon, 10)`, verbs `min(lexicon, 5)` per
+    /// transitivity and number, adjectives `min(lexicon, 6)`.
+    lexicon: usize,
     tokens: Vec<i64>,
     heads: Vec<Option<usize>>,
     verbs: Vec<(usize, usize)>,
@@ -256,7 +262,7 @@ impl Builder<'_> {
         self.rng.random::<f64>() < p
     }
     fn pick(&mut self, base: usize, n: usize) -> i64 {
-        id(base + self.rng.random_range(0..n))
+        id(base + self.rng.random_range(0..n.min(self.lexicon).max(1)))
     }
     fn number(&mut self) -> Number {
         if self.coin(0.5) {
@@ -281,7 +287,7 @@ impl Builder<'_> {
         if self.coin(P_ADJ) {
             let a = self.pick(ADJ0, N_ADJ);
             deps.push(self.push(a));
-            if self.coin(P_ADJ2) {
+            if self.coin(P_ADJ2) && N_ADJ.min(self.lexicon) >= 2 {
                 let mut b = self.pick(ADJ0, N_ADJ);
                 while b == a {
                     b = self.pick(ADJ0, N_ADJ);
@@ -405,10 +411,20 @@ impl Builder<'_> {
     }
 }
 
-/// Draws one sentence (rejecting and redrawing any longer than [`MAX_LEN`]).
+/// Draws one sentence of the full grammar (rejecting and redrawing any longer than [`MAX_LEN`]).
 pub fn sample(rng: &mut ChaCha8Rng) -> Sentence {
+    sample_with(rng, FULL_LEXICON)
+}
+
+/// Draws one sentence whose open classes use at most `lexicon` words each (nouns, verbs per
+/// transitivity and number, adjectives; the closed classes stay whole). The structure, its
+/// probabilities and the trees are those of the full grammar; only the lexical entropy falls,
+/// so that more of the MLM loss is syntax. `lexicon ≥ 10` is the full grammar, with exactly the
+/// draws of [`sample`]; 0 counts as 1.
+pub fn sample_with(rng: &mut ChaCha8Rng, lexicon: usize) -> Sentence {
     loop {
-        let s = Builder { rng: &mut *rng, tokens: Vec::new(), heads: Vec::new(), verbs: Vec::new() }.sentence();
+        let s =
+            Builder { rng: &mut *rng, lexicon, tokens: Vec::new(), heads: Vec::new(), verbs: Vec::new() }.sentence();
         if s.len() <= MAX_LEN {
             return s;
         }
@@ -417,7 +433,12 @@ pub fn sample(rng: &mut ChaCha8Rng) -> Sentence {
 
 /// Draws `n` sentences.
 pub fn sample_n(rng: &mut ChaCha8Rng, n: usize) -> Vec<Sentence> {
-    (0..n).map(|_| sample(rng)).collect()
+    sample_n_with(rng, n, FULL_LEXICON)
+}
+
+/// Draws `n` sentences with [`sample_with`].
+pub fn sample_n_with(rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<Sentence> {
+    (0..n).map(|_| sample_with(rng, lexicon)).collect()
 }
 
 /// Pads the sentences into a row-major `[batch, t]` token array (`PAD` after the words) and
@@ -502,9 +523,14 @@ pub struct AgreementItem {
 /// `verb_pos − subject_pos` for the harder subsets.
 /// The model scores an item correctly when its logit for `good` at `verb_pos` beats `bad`.
 pub fn agreement_items(rng: &mut ChaCha8Rng, n: usize) -> Vec<AgreementItem> {
+    agreement_items_with(rng, n, FULL_LEXICON)
+}
+
+/// [`agreement_items`] from sentences of [`sample_with`]`(rng, lexicon)`.
+pub fn agreement_items_with(rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<AgreementItem> {
     (0..n)
         .map(|_| {
-            let s = sample(rng);
+            let s = sample_with(rng, lexicon);
             let good = s.tokens[s.root];
             let bad = flip_verb_number(good).unwrap_or(good);
             let subj_n = noun_number(s.tokens[s.subject]);

@@ -240,17 +240,214 @@ pub fn steepest_change(steps: &[usize], values: &[f64], window: usize, rising: b
     best.map(|(s, _)| s)
 }
 
-/// Structure onset: the step of the steepest UAS rise between consecutive evaluations,
-/// `steepest_change(steps, uas, 1, true)` (see [`steepest_change`] for the exact rule and the
-/// degenerate cases). `None` if UAS never rises.
-pub fn structure_onset(steps: &[usize], uas: &[f64]) -> Option<usize> {
-    steepest_change(steps, uas, 1, true)
+/// Evaluation-to-evaluation noise of a curve: `σ̂ = 1.4826 · median_k |v[k+1] − v[k]| / √2`
+/// over consecutive finite pairs (the median absolute difference, scaled so that for independent
+/// Gaussian noise of standard deviation σ around a flat or slowly moving signal `σ̂ ≈ σ`). A
+/// trend inflates it only where it moves the curve by more than the noise between most pairs.
+/// 0 with fewer than two finite values.
+pub fn jitter(values: &[f64]) -> f64 {
+    let mut d: Vec<f64> =
+        values.windows(2).filter(|w| w[0].is_finite() && w[1].is_finite()).map(|w| (w[1] - w[0]).abs()).collect();
+    if d.is_empty() {
+        return 0.0;
+    }
+    d.sort_by(f64::total_cmp);
+    let m = d.len();
+    let median = if m % 2 == 1 { d[m / 2] } else { (d[m / 2 - 1] + d[m / 2]) / 2.0 };
+    1.4826 * median / std::f64::consts::SQRT_2
 }
 
-/// The step of the steepest loss fall between consecutive evaluations,
-/// `steepest_change(steps, loss, 1, false)`. `None` if the loss never falls.
+/// The rule that finds the end of a plateau ([`plateau_end`]). All widths are in evaluations,
+/// all heights in units of the curve's noise [`jitter`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlateauRule {
+    /// A plateau is at least this many consecutive evaluations…
+    pub min_len: usize,
+    /// …whose range (max − min) is at most `band · σ̂`.
+    pub band: f64,
+    /// The event: the curve falls at least `fall · σ̂` below the plateau's mean…
+    pub fall: f64,
+    /// …within this many evaluations after the plateau's last one…
+    pub within: usize,
+    /// …and stays below that level for this many consecutive evaluations (the first included).
+    pub sustain: usize,
+}
+
+/// The rule every chapter 3 marker uses: 5 flat evaluations within a band of 4σ̂, then a fall of
+/// 6σ̂ below the window's lowest value within the next 5 that holds for 2. With
+/// `band / (min_len − 1) · within < fall` (4/4·5 = 5 < 6) no convex decay (a straight line
+/// included) can trigger it: a window flat to 4σ̂ over 5 points ends with a fall of at most 1σ̂
+/// per evaluation, a convex curve never falls faster later, so it loses at most 5σ̂ in the next
+/// 5 evaluations. Chosen before any run was searched (issue
+/// #18), and never tuned on results.
+pub const PLATEAU_RULE: PlateauRule = PlateauRule { min_len: 5, band: 4.0, fall: 6.0, within: 5, sustain: 2 };
+
+/// The end of a plateau found by [`plateau_end`].
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlateauEnd {
+    /// Step of the plateau's first evaluation (its flat stretch extended back as far as the
+    /// band allows).
+    pub start: usize,
+    /// Step of the plateau's last evaluation before the event.
+    pub end: usize,
+    /// The plateau's level: the mean of its last `min_len` evaluations before the event.
+    pub level: f64,
+    /// The event's step: the first evaluation at least `fall · σ̂` past the level.
+    pub event: usize,
+    /// The noise σ̂ used ([`jitter`], floored at 10⁻⁹ of the curve's range).
+    pub noise: f64,
+}
+
+/// The end of the first plateau of a curve, by `rule`: scanning evaluations in order, the first
+/// window of `min_len` consecutive evaluations whose range is `≤ band·σ̂` and after which, within
+/// `within` evaluations, the curve first reaches `min − fall·σ̂` (`max + fall·σ̂` when `rising`),
+/// `min` the window's lowest value, and stays past it for `sustain` evaluations; and
+/// `σ̂ = max(jitter(values), 10⁻⁹·range, 10⁻¹²)` (the floor makes an exactly flat synthetic curve
+/// usable). The loss drop is this event on a falling curve; the structure onset the same on a
+/// rising one (issue #18: "the first sustained fall below the plateau level after at least N flat
+/// evaluations, not the steepest single fall").
+///
+/// `None` when no window qualifies: a smooth convex decay (see [`PLATEAU_RULE`]), noise alone,
+/// a plateau that never ends, or fewer than `min_len + sustain` evaluations. Evaluations with a
+/// non-finite value never belong to a window or count as past the level. Only the first
+/// `min(steps.len(), values.len())` entries are read.
+pub fn plateau_end(steps: &[usize], values: &[f64], rising: bool, rule: PlateauRule) -> Option<PlateauEnd> {
+    let n = steps.len().min(values.len());
+    let x: Vec<f64> = values[..n].iter().map(|&v| if rising { -v } else { v }).collect();
+    let finite: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
+    if rule.min_len == 0 || n < rule.min_len + rule.sustain.max(1) || finite.is_empty() {
+        return None;
+    }
+    let range =
+        finite.iter().copied().fold(f64::NEG_INFINITY, f64::max) - finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let sigma = jitter(&x).max(1e-9 * range).max(1e-12);
+    let band = rule.band * sigma;
+    let flat = |a: usize, b: usize| -> bool {
+        let w = &x[a..=b];
+        if w.iter().any(|v| !v.is_finite()) {
+            return false;
+        }
+        let hi = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = w.iter().copied().fold(f64::INFINITY, f64::min);
+        hi - lo <= band
+    };
+    let min_of = |a: usize, b: usize| x[a..=b].iter().copied().fold(f64::INFINITY, f64::min);
+    for p in rule.min_len - 1..n {
+        let a = p + 1 - rule.min_len;
+        if !flat(a, p) {
+            continue;
+        }
+        let thresh = min_of(a, p) - rule.fall * sigma;
+        let last = (p + rule.within).min(n - 1);
+        let Some(q) = (p + 1..=last).find(|&q| x[q] <= thresh) else { continue };
+        let sustain = rule.sustain.max(1);
+        if q + sustain > n || !x[q..q + sustain].iter().all(|&v| v <= thresh) {
+            continue;
+        }
+        // Report the plateau as it stands just before the event: its last flat window before
+        // `q`, extended back as far as it stays within the band.
+        let mut end = p;
+        while end + 1 < q && flat(end + 2 - rule.min_len, end + 1) {
+            end += 1;
+        }
+        let a = end + 1 - rule.min_len;
+        let mut start = a;
+        while start > 0 && flat(start - 1, end) {
+            start -= 1;
+        }
+        let level = x[a..=end].iter().sum::<f64>() / rule.min_len as f64;
+        let level = if rising { -level } else { level };
+        return Some(PlateauEnd { start: steps[start], end: steps[end], level, event: steps[q], noise: sigma });
+    }
+    None
+}
+
+/// Structure onset: the end of the first plateau of a UAS curve, `plateau_end(steps, uas, true,
+/// PLATEAU_RULE)` — the first evaluation at which UAS rises `6σ̂` above a flat stretch of at
+/// least 5 evaluations and stays there. `None` if it never does.
+pub fn structure_onset(steps: &[usize], uas: &[f64]) -> Option<usize> {
+    plateau_end(steps, uas, true, PLATEAU_RULE).map(|p| p.event)
+}
+
+/// Loss drop: the end of the first plateau of a loss curve, `plateau_end(steps, loss, false,
+/// PLATEAU_RULE)` — the first sustained fall `6σ̂` below a flat stretch of at least 5
+/// evaluations. `None` if there is no plateau that ends in a drop.
 pub fn loss_drop_step(steps: &[usize], loss: &[f64]) -> Option<usize> {
-    steepest_change(steps, loss, 1, false)
+    plateau_end(steps, loss, false, PLATEAU_RULE).map(|p| p.event)
+}
+
+/// The gold heads of the arcs no neighbour guess can get: `Some(h)` kept only where
+/// `|h − i| ≥ 2`, every other word `None`. Scored with [`uas_per_head`] and
+/// [`best_offset_baseline`], it gives the UAS over non-adjacent arcs and its own offset baseline
+/// (where ±1 is always wrong, so the best of −3, −2, +2).
+pub fn nonadjacent_arcs(gold: &[Vec<Option<usize>>]) -> Vec<Vec<Option<usize>>> {
+    gold.iter().map(|g| g.iter().enumerate().map(|(i, h)| h.filter(|&h| h.abs_diff(i) >= 2)).collect()).collect()
+}
+
+/// Mean negative log-likelihood of target tokens: `−(1/K) Σ_k log softmax(z_k)[y_k]`, with
+/// `logits: [K, vocab]` row-major and `targets[k] = y_k`, computed in f64 with the max
+/// subtracted. A row that is missing or whose target is out of range counts as `+∞`; no targets
+/// gives NaN.
+pub fn mean_nll(logits: &[f32], vocab: usize, targets: &[i64]) -> f64 {
+    if targets.is_empty() {
+        return f64::NAN;
+    }
+    let nll = |k: usize, y: i64| -> f64 {
+        let Some(z) = logits.get(k * vocab..(k + 1) * vocab) else { return f64::INFINITY };
+        if y < 0 || y as usize >= vocab {
+            return f64::INFINITY;
+        }
+        let m = z.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let lse = m + z.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
+        lse - z[y as usize] as f64
+    };
+    targets.iter().enumerate().map(|(k, &y)| nll(k, y)).sum::<f64>() / targets.len() as f64
+}
+
+/// Mean cross-entropy of the right verb form against the wrong one only:
+/// `(1/K) Σ_k −log(e^{z_k[good]} / (e^{z_k[good]} + e^{z_k[bad]})) = (1/K) Σ_k softplus(z_k[bad] − z_k[good])`,
+/// the part of a masked verb's loss that only its number decides (ln 2 = 0.693 at chance, 0
+/// when the model is sure of the right number), with the layout of [`agreement_accuracy`]. Items
+/// whose ids or logits row are missing are skipped; none left gives NaN.
+pub fn pair_loss(logits_at_verb: &[f32], vocab: usize, pairs: &[(i64, i64)]) -> f64 {
+    let in_vocab = |x: i64| x >= 0 && (x as usize) < vocab;
+    let softplus = |x: f64| if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() };
+    let d: Vec<f64> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(_, &(g, b))| in_vocab(g) && in_vocab(b))
+        .filter_map(|(k, &(g, b))| {
+            logits_at_verb
+                .get(k * vocab..(k + 1) * vocab)
+                .map(|z| softplus(z[b as usize] as f64 - z[g as usize] as f64))
+        })
+        .collect();
+    if d.is_empty() {
+        f64::NAN
+    } else {
+        d.iter().sum::<f64>() / d.len() as f64
+    }
+}
+
+/// Mean agreement log-odds on minimal pairs: `mean_k (z_k[good_k] − z_k[bad_k])`, the log of
+/// the model's odds of the right verb number over the wrong one (0 at chance, growing as
+/// agreement is learned), with the layout of [`agreement_accuracy`]. Items whose ids or logits
+/// row are missing are skipped; none left gives NaN.
+pub fn agreement_logodds(logits_at_verb: &[f32], vocab: usize, pairs: &[(i64, i64)]) -> f64 {
+    let in_vocab = |x: i64| x >= 0 && (x as usize) < vocab;
+    let d: Vec<f64> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(_, &(g, b))| in_vocab(g) && in_vocab(b))
+        .filter_map(|(k, &(g, b))| {
+            logits_at_verb.get(k * vocab..(k + 1) * vocab).map(|z| z[g as usize] as f64 - z[b as usize] as f64)
+        })
+        .collect();
+    if d.is_empty() {
+        f64::NAN
+    } else {
+        d.iter().sum::<f64>() / d.len() as f64
+    }
 }
 
 /// Agreement accuracy on minimal pairs: `mean_k 1[z_k[good_k] > z_k[bad_k]]`, with
@@ -446,26 +643,176 @@ mod tests {
     }
 
     #[test]
-    fn onsets_on_constructed_curves() {
+    fn steepest_change_on_constructed_curves() {
         let steps: Vec<usize> = (0..11).map(|k| k * 100).collect();
-        // plateau then a jump between 400 and 500, then a slower rise
         let uas = [0.1, 0.1, 0.11, 0.12, 0.13, 0.6, 0.7, 0.75, 0.78, 0.8, 0.8];
-        assert_eq!(structure_onset(&steps, &uas), Some(450));
+        assert_eq!(steepest_change(&steps, &uas, 1, true), Some(450));
         let loss: Vec<f64> = uas.iter().map(|u| 3.0 - 2.0 * u).collect();
-        assert_eq!(loss_drop_step(&steps, &loss), Some(450));
-        assert_eq!(structure_onset(&steps, &loss), None, "a falling curve never rises");
+        assert_eq!(steepest_change(&steps, &loss, 1, false), Some(450));
+        assert_eq!(steepest_change(&steps, &loss, 1, true), None, "a falling curve never rises");
         // uneven spacing: 0.3 over 100 steps is steeper than 0.5 over 1000
         let s2 = [0, 1000, 1100, 1200];
-        assert_eq!(structure_onset(&s2, &[0.0, 0.5, 0.8, 0.85]), Some(1050));
-        // a smoothing window of 3 over a noisy jump
+        assert_eq!(steepest_change(&s2, &[0.0, 0.5, 0.8, 0.85], 1, true), Some(1050));
         let noisy = [0.1, 0.15, 0.1, 0.15, 0.1, 0.5, 0.55, 0.6, 0.6, 0.62, 0.6];
         assert_eq!(steepest_change(&steps, &noisy, 1, true), Some(450));
-        // windows of 3 evaluations: the widest rise is 400 → 700 (0.1 → 0.6)
         assert_eq!(steepest_change(&steps, &noisy, 3, true), Some(550));
-        // flat curve: None
-        assert_eq!(structure_onset(&steps, &[0.3; 11]), None);
-        // repeated step is skipped
-        assert_eq!(structure_onset(&[0, 0, 10], &[0.0, 1.0, 1.5]), Some(5));
+        assert_eq!(steepest_change(&steps, &[0.3; 11], 1, true), None);
+        assert_eq!(steepest_change(&[0, 0, 10], &[0.0, 1.0, 1.5], 1, true), Some(5));
+    }
+
+    /// A seeded standard normal (Box–Muller on a ChaCha stream), for the noisy synthetic curves.
+    fn normals(seed: u64, n: usize) -> Vec<f64> {
+        use rand::{Rng, SeedableRng};
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let (u, v): (f64, f64) = (r.random::<f64>().max(1e-300), r.random());
+                (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jitter_by_hand_and_on_gaussian_noise() {
+        // |Δ| = 1, 3, 1 → median 1 → 1.4826/√2
+        assert!((jitter(&[0.0, 1.0, 4.0, 3.0]) - 1.4826 / 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(jitter(&[1.0]), 0.0);
+        assert_eq!(jitter(&[1.0, f64::NAN, 2.0]), 0.0, "no finite pair");
+        let z = normals(7, 4000);
+        let s = jitter(&z.iter().map(|v| 0.05 * v).collect::<Vec<_>>());
+        assert!((s - 0.05).abs() < 0.004, "σ̂ {s} for σ 0.05");
+    }
+
+    #[test]
+    fn a_plateau_then_a_cliff_is_found_at_the_cliff() {
+        // 40 evaluations every 25 steps: flat at 2.0 (noise 0.01) until step 500, then a cliff
+        // to 1.2 over 3 evaluations, then flat again.
+        let steps: Vec<usize> = (0..40).map(|k| k * 25).collect();
+        let z = normals(1, 40);
+        let y: Vec<f64> = (0..40)
+            .map(|k| {
+                let base = match k {
+                    0..=20 => 2.0,
+                    21 => 1.8,
+                    22 => 1.5,
+                    _ => 1.2,
+                };
+                base + 0.01 * z[k]
+            })
+            .collect();
+        let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+        assert_eq!(p.event, 525, "{p:?}");
+        assert_eq!(p.end, 500);
+        assert_eq!(p.start, 0, "the plateau reaches back to the start");
+        assert!((p.level - 2.0).abs() < 0.02);
+        assert_eq!(loss_drop_step(&steps, &y), Some(525));
+        // the same curve mirrored is a structure onset at the same step
+        let up: Vec<f64> = y.iter().map(|v| 3.0 - v).collect();
+        assert_eq!(structure_onset(&steps, &up), Some(525));
+        assert_eq!(loss_drop_step(&steps, &up), None, "a rising curve has no drop");
+        // an exactly flat synthetic plateau and a one-step cliff
+        let exact: Vec<f64> = (0..12).map(|k| if k < 8 { 1.0 } else { 0.5 }).collect();
+        let s12: Vec<usize> = (0..12).collect();
+        assert_eq!(loss_drop_step(&s12, &exact), Some(8));
+    }
+
+    #[test]
+    fn an_initial_descent_then_a_plateau_then_a_drop_finds_the_second_drop() {
+        // what a loss curve looks like: a fast first fall, a shoulder, then the drop
+        let steps: Vec<usize> = (0..60).map(|k| k * 25).collect();
+        let z = normals(3, 60);
+        let y: Vec<f64> = (0..60)
+            .map(|k| {
+                let k = k as f64;
+                let first = 2.0 * (-k / 2.0).exp();
+                let second = 0.6 / (1.0 + ((k - 35.0) / 1.5).exp());
+                1.0 + first + second + 0.005 * z[k as usize]
+            })
+            .collect();
+        let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+        assert!((31 * 25..=35 * 25).contains(&p.event), "{p:?}");
+    }
+
+    #[test]
+    fn a_smooth_decay_has_no_drop() {
+        let steps: Vec<usize> = (0..60).map(|k| k * 25).collect();
+        for tau in [1.0, 3.0, 8.0, 20.0, 60.0] {
+            let y: Vec<f64> = (0..60).map(|k| 1.0 + 3.0 * (-(k as f64) / tau).exp()).collect();
+            assert_eq!(loss_drop_step(&steps, &y), None, "exp decay τ = {tau}");
+            let z = normals(tau as u64, 60);
+            let noisy: Vec<f64> = y.iter().zip(&z).map(|(v, z)| v + 0.01 * z).collect();
+            assert_eq!(loss_drop_step(&steps, &noisy), None, "noisy exp decay τ = {tau}");
+            // a power law too
+            let pl: Vec<f64> = (0..60).map(|k| 1.0 + 3.0 / (1.0 + k as f64 / tau)).collect();
+            assert_eq!(loss_drop_step(&steps, &pl), None, "power law τ = {tau}");
+        }
+        // nor does a straight line (the convex limit)
+        let line: Vec<f64> = (0..60).map(|k| 3.0 - 0.01 * k as f64).collect();
+        assert_eq!(loss_drop_step(&steps, &line), None, "linear decline");
+        // and a smooth rise has no onset
+        let rise: Vec<f64> = (0..60).map(|k| 0.5 - 0.4 * (-(k as f64) / 10.0).exp()).collect();
+        assert_eq!(structure_onset(&steps, &rise), None);
+    }
+
+    #[test]
+    fn noise_alone_has_no_drop() {
+        let steps: Vec<usize> = (0..60).map(|k| k * 25).collect();
+        let mut hits = 0;
+        for seed in 0..200 {
+            let y: Vec<f64> = normals(100 + seed, 60).iter().map(|z| 2.0 + 0.05 * z).collect();
+            hits += usize::from(loss_drop_step(&steps, &y).is_some());
+            hits += usize::from(structure_onset(&steps, &y).is_some());
+        }
+        assert_eq!(hits, 0, "false events on pure noise");
+    }
+
+    #[test]
+    fn plateau_end_degenerate_inputs() {
+        assert_eq!(loss_drop_step(&[], &[]), None);
+        assert_eq!(loss_drop_step(&[0, 1, 2], &[1.0, 1.0, 0.0]), None, "too short for a plateau");
+        let steps: Vec<usize> = (0..12).collect();
+        assert_eq!(loss_drop_step(&steps, &[1.0; 12]), None, "a plateau that never ends");
+        assert_eq!(loss_drop_step(&steps, &[f64::NAN; 12]), None);
+        // a drop that does not hold (one low point, then back up) is not a drop
+        let mut blip = vec![1.0; 12];
+        blip[8] = 0.0;
+        assert_eq!(loss_drop_step(&steps, &blip), None);
+        // a NaN in the plateau breaks the windows that contain it
+        let mut y: Vec<f64> = (0..12).map(|k| if k < 8 { 1.0 } else { 0.5 }).collect();
+        y[4] = f64::NAN;
+        assert_eq!(loss_drop_step(&steps, &y), None, "no 5 finite flat points before the drop");
+    }
+
+    #[test]
+    fn nonadjacent_arcs_keep_only_long_arcs() {
+        // the→dog (1), dog→runs (4), near→cats (2), the→cats (1), cats→dog (3), root, .→runs (1)
+        let g = vec![tree()];
+        let na = nonadjacent_arcs(&g);
+        assert_eq!(na[0], vec![None, Some(5), Some(4), None, Some(1), None, None]);
+        // the best offset on them: −3 gets cats→dog (4−3 = 1), +2 gets near→cats; −2 none
+        let (off, u) = best_offset_baseline(&na, &[7]);
+        assert_eq!((off, u), (-3, 1.0 / 3.0));
+    }
+
+    #[test]
+    fn mean_nll_and_logodds_by_hand() {
+        // row 0: logits [0, ln 3] → p(1) = 3/4; row 1: uniform over 2 → p = 1/2
+        let z = [0.0, 3f32.ln(), 0.0, 0.0];
+        let expect = (-(0.75f64).ln() - (0.5f64).ln()) / 2.0;
+        assert!((mean_nll(&z, 2, &[1, 0]) - expect).abs() < 1e-6);
+        assert_eq!(mean_nll(&z, 2, &[2, 0]), f64::INFINITY, "out-of-range target");
+        assert!(mean_nll(&z, 2, &[]).is_nan());
+        // log-odds: (ln 3 − 0) and (0 − 0) → ln 3 / 2
+        assert!((agreement_logodds(&z, 2, &[(1, 0), (0, 1)]) - 3f64.ln() / 2.0).abs() < 1e-6);
+        assert!(agreement_logodds(&z, 2, &[(5, 0)]).is_nan());
+        // pair loss: softplus(0 − ln 3) = ln(4/3), softplus(0) = ln 2
+        let expect = ((4.0f64 / 3.0).ln() + 2f64.ln()) / 2.0;
+        assert!((pair_loss(&z, 2, &[(1, 0), (0, 1)]) - expect).abs() < 1e-6);
+        // large margins stay finite and exact
+        let big = [0.0, 100.0];
+        assert!((pair_loss(&big, 2, &[(0, 1)]) - 100.0).abs() < 1e-9);
+        assert!(pair_loss(&big, 2, &[(1, 0)]) < 1e-40);
+        assert!(pair_loss(&z, 2, &[]).is_nan());
     }
 
     #[test]
