@@ -198,7 +198,8 @@ pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, Cli
         i += 1;
     }
     let mut cfg = RunConfig::preset(Preset::Interactive);
-    if let Some((_, p)) = pairs.iter().find(|(k, _)| k == "preset") {
+    // A repeated flag keeps its last value, `--preset` too.
+    if let Some((_, p)) = pairs.iter().rev().find(|(k, _)| k == "preset") {
         cfg = RunConfig::preset(Preset::parse(p).ok_or_else(|| {
             CliError(format!(
                 "invalid value {p:?} for '--preset': allowed {}",
@@ -206,21 +207,24 @@ pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, Cli
             ))
         })?);
     }
-    // The experiment before the other keys: it picks its chapter's defaults.
-    pairs.sort_by_key(|(k, _)| k != "experiment");
     let mut extra = vec![];
+    let mut keys = vec![];
     for (k, v) in pairs {
         if k == "preset" {
             continue;
         }
         if crate::config::spec(&k).is_some() {
-            cfg.set(&k, &v).map_err(|e| CliError(format!("--{} {:?}: allowed {}", e.key, e.value, e.allowed)))?;
+            keys.push((k, v));
         } else if allowed_extra.contains(&k.as_str()) {
             extra.push((k, v));
         } else {
             return Err(CliError(format!("unknown flag --{k}; see `plateau params` and `plateau --help`")));
         }
     }
+    // Every key is range-checked as it is read; the rules between keys (heads divide d-model)
+    // once all are read, so the order of the flags does not matter.
+    cfg.set_all(keys.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|e| CliError(format!("--{} {:?}: allowed {}", e.key, e.value, e.allowed)))?;
     Ok(Flags { cfg, extra })
 }
 
@@ -565,6 +569,9 @@ pub fn main() -> ExitCode {
         Some("run") => cmd_run(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
+        Some("params") if args.len() > 1 => {
+            Err(CliError(format!("params takes no arguments (got {:?}); see `plateau --help`", &args[1..])))
+        }
         Some("params") => cmd_params(),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
@@ -616,10 +623,17 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         crate::config::Task::Syntax => return reproduce_syntax(&flags, args),
         _ => {}
     }
-    let seeds = list_flag(&flags, "seeds", "0,1,2")?;
+    let seeds = seed_list(&flags, "0,1,2")?;
     let cs = list_flag(&flags, "cs", "0.5,1,2.5,10")?;
-    let long: usize =
-        flags.get("long-factor").unwrap_or("5").parse().map_err(|_| CliError("--long-factor: an integer".into()))?;
+    let long: usize = match flags.get("long-factor").unwrap_or("5").parse::<usize>() {
+        Ok(k) if k >= 1 => k,
+        _ => {
+            return Err(CliError(format!(
+                "--long-factor {:?}: a whole number ≥ 1 (runs with c < 1 train that many times --steps)",
+                flags.get("long-factor").unwrap_or_default()
+            )))
+        }
+    };
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
@@ -646,7 +660,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         for &seed in &seeds {
             let mut cfg = base.clone();
             cfg.set("c", &c.to_string())?;
-            cfg.set("seed", &(seed as u64).to_string())?;
+            cfg.set("seed", &seed.to_string())?;
             if c < 1.0 {
                 // The paper trains 2000 steps (5× 400) for c < 1.
                 cfg.steps = base.steps * long;
@@ -1011,7 +1025,7 @@ fn anchor_run(
 /// read back, not trained again; writes the `chapter2-ablation` section.
 fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use crate::report23 as r;
-    let seeds = list_flag(flags, "seeds", "0,1,2")?;
+    let seeds = seed_list(flags, "0,1,2")?;
     let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
@@ -1049,7 +1063,7 @@ fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErr
                     cfg.set(k, v)?;
                 }
                 cfg.set("gamma", &g.to_string())?;
-                cfg.set("seed", &(seed as u64).to_string())?;
+                cfg.set("seed", &seed.to_string())?;
                 cell.steps = cfg.steps;
                 let stem = format!("{dir}/{slug}-g{g}-seed{}", cfg.seed);
                 let label = format!("{slug} γ={g} seed={}", cfg.seed);
@@ -1109,7 +1123,7 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
     if flags.get("ablation").is_some() {
         return reproduce_ablation(flags, args);
     }
-    let seeds = list_flag(flags, "seeds", "0,1,2")?;
+    let seeds = seed_list(flags, "0,1,2")?;
     let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
@@ -1123,7 +1137,7 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
         for &seed in &seeds {
             let mut cfg = base.clone();
             cfg.set("gamma", &g.to_string())?;
-            cfg.set("seed", &(seed as u64).to_string())?;
+            cfg.set("seed", &seed.to_string())?;
             let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
             let label = format!("γ={g} seed={}", cfg.seed);
             match anchor_run(&cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {

@@ -617,6 +617,39 @@ impl RunConfig {
     ///
     /// Setting `preset` replaces every value by that preset's defaults (apply it first).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        self.set_checked(key, value, true)
+    }
+
+    /// Sets several parameters strictly, as the CLI reads its flags: each value is range-checked
+    /// as it is set (the first bad one is the error, `experiment` first wherever it stands), and
+    /// the rules between keys (heads divide d-model) are checked once all are set, so
+    /// `--heads 3 --d-model 48` and `--d-model 48 --heads 3` give the same config. On an error
+    /// the config is left unchanged.
+    pub fn set_all<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<(), ConfigError> {
+        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        pairs.sort_by_key(|(k, _)| *k != "experiment");
+        let mut next = self.clone();
+        for (k, v) in &pairs {
+            next.set_checked(k, v, false)?;
+        }
+        if next.d_model % next.heads != 0 {
+            let (key, value) = pairs
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == "heads" || *k == "d-model")
+                .map_or(("heads", next.heads.to_string()), |(k, v)| (*k, v.to_string()));
+            return Err(ConfigError {
+                key: key.to_string(),
+                value,
+                allowed: format!("heads dividing d-model ({} heads, d-model {})", next.heads, next.d_model),
+                safe: Some(self.get(key).unwrap_or_default()),
+            });
+        }
+        *self = next;
+        Ok(())
+    }
+
+    fn set_checked(&mut self, key: &str, value: &str, cross: bool) -> Result<(), ConfigError> {
         let spec = spec(key).ok_or_else(|| ConfigError {
             key: key.to_string(),
             value: value.to_string(),
@@ -631,7 +664,7 @@ impl RunConfig {
         })?;
         let before = self.clone();
         self.assign(key, &parsed);
-        if (key == "heads" || key == "d-model") && self.d_model % self.heads != 0 {
+        if cross && (key == "heads" || key == "d-model") && self.d_model % self.heads != 0 {
             let err = ConfigError {
                 key: key.to_string(),
                 value: value.to_string(),
@@ -1053,6 +1086,28 @@ mod tests {
         assert_eq!((cfg.heads, cfg.d_model), (16, 64));
         assert_eq!(notes.len(), 2);
         assert!(notes[1].to_string().ends_with("using 64"), "{}", notes[1]);
+    }
+
+    #[test]
+    fn set_all_checks_heads_against_the_final_width_in_any_order() {
+        for pairs in [[("heads", "3"), ("d-model", "48")], [("d-model", "48"), ("heads", "3")]] {
+            let mut cfg = RunConfig::default();
+            cfg.set_all(pairs).unwrap();
+            assert_eq!((cfg.heads, cfg.d_model), (3, 48));
+        }
+        // chapter 3 starts with 4 heads: 30 wide with 3 heads is fine once both are read
+        let mut cfg = RunConfig::defaults(Task::Syntax, Preset::Interactive);
+        cfg.set_all([("d-model", "30"), ("heads", "3")]).unwrap();
+        assert_eq!((cfg.heads, cfg.d_model), (3, 30));
+        // a final pair that does not divide is refused and changes nothing
+        let mut cfg = RunConfig::default();
+        let e = cfg.set_all([("heads", "3"), ("d-model", "64"), ("seed", "5")]).unwrap_err();
+        assert_eq!((e.key.as_str(), e.value.as_str()), ("d-model", "64"));
+        assert_eq!(cfg, RunConfig::default());
+        // the experiment applies first, wherever it stands
+        let mut cfg = RunConfig::default();
+        cfg.set_all([("lambda", "0.2"), ("experiment", "syntax")]).unwrap();
+        assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 0.2));
     }
 
     #[test]

@@ -130,6 +130,21 @@ fn bad_flags_are_refused_with_a_message() {
         (&["bench", "--memory-steps", "lots"], "--memory-steps"),
         (&["bench", "--backends", "tpu"], "unknown backend"),
         (&["bench", "--one-thread", "maybe"], "--one-thread \"maybe\": allowed yes, no"),
+        (&["reproduce", "--seeds", "-1"], "--seeds: \"-1\" is not a non-negative integer"),
+        (&["reproduce", "--seeds", "0.5"], "--seeds: \"0.5\" is not a non-negative integer"),
+        (&["reproduce", "--experiment", "anchors", "--seeds", "nan"], "--seeds: \"nan\" is not a non-negative integer"),
+        (&["reproduce", "--experiment", "syntax", "--seeds", "1,x"], "--seeds: \"x\""),
+        (
+            &["reproduce", "--experiment", "syntax", "--brief-until", "-5"],
+            "--brief-until: -5 is not a positive whole step",
+        ),
+        (
+            &["reproduce", "--experiment", "syntax", "--search", "--configs", "magic"],
+            "--configs: unknown configuration \"magic\"",
+        ),
+        (&["reproduce", "--long-factor", "0"], "--long-factor \"0\": a whole number ≥ 1"),
+        (&["params", "--anything"], "params takes no arguments"),
+        (&["run", "--heads", "3", "--d-model", "64", "--out", "x.csv"], "heads dividing d-model (3 heads, d-model 64)"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
     ];
@@ -366,4 +381,26 @@ fn sigterm_stops_the_run_and_keeps_every_row() {
     assert!(steps.len() >= 3, "{csv}");
     assert_eq!(steps, (0..steps.len()).collect::<Vec<_>>(), "one row per step, none lost or cut");
     assert!(err.contains(&format!("{} rows", steps.len())), "{err}");
+}
+
+#[test]
+fn flags_read_in_any_order_give_the_same_run() {
+    let run = |args: &[&str], name: &str| {
+        let out = tmp(name);
+        let mut a = vec!["run", "--steps", "1", "--eval-every", "1", "--quiet", "--out", out.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let (code, _, err) = plateau(&a);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        std::fs::read_to_string(&out).unwrap()
+    };
+    // heads must divide d-model: checked once both are read
+    let a = run(&["--heads", "3", "--d-model", "48"], "order-a.csv");
+    let b = run(&["--d-model", "48", "--heads", "3"], "order-b.csv");
+    assert_eq!(a, b);
+    // a repeated --preset keeps its last value, like every other flag: interactive has n = 8
+    let p = run(&["--preset", "paper", "--preset", "interactive", "--seed", "1", "--seed", "2"], "preset.csv");
+    let header = p.lines().next().unwrap();
+    assert!(header.ends_with(",acc_pos_8"), "interactive (n = 8), not paper (n = 16): {header}");
+    let q = run(&["--seed", "2"], "preset-ref.csv");
+    assert_eq!(p, q, "the last --seed wins too");
 }

@@ -705,7 +705,7 @@ function syntaxJobs() {
         { label: 'their number only', color: C.purple, points: col('verb_number_loss'), dashed: true },
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
-      lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'll' });
+      lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'ur' });
       $('sum-mlm').textContent = `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`;
     },
     () => {
@@ -716,7 +716,7 @@ function syntaxJobs() {
         { label: 'subject→verb: offset guess', color: C.purple, points: col('offset_uas_subject'), dashed: true },
         { label: 'non-adjacent arcs: best head', color: C.verm, points: col('uas_nonadjacent') },
         { label: 'non-adjacent arcs: offset guess', color: C.verm, points: col('offset_uas_nonadjacent'), dashed: true },
-      ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ul' });
+      ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ur' });
       const r = last();
       $('sum-uas').textContent = r
         ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}). Non-adjacent arcs: ${fixed(r.uas_nonadjacent, 2)} (offset guess ${fixed(r.offset_uas_nonadjacent, 2)}).`

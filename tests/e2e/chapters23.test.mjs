@@ -89,6 +89,16 @@ test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: 
     assert.ok(rows.every((r) => Number(r.lambda) === 0.1), 'λ = 0.1 on every row');
     assert.match(await page.$eval('#sum-arcs', (el) => el.textContent), /points to the gold head for \d+ of \d+ words/);
     assert.match(await page.$eval('#sum-uas', (el) => el.textContent), /UAS \d\.\d\d \(layer \d, head \d/);
+    assert.match(await page.$eval('#sum-uas', (el) => el.textContent), /Non-adjacent arcs: \d\.\d\d \(offset guess \d\.\d\d\)/);
+    // The loss where syntax matters, in the CSV (after the contract columns) and on the chart.
+    assert.ok(cols.join(',').endsWith(',verb_loss,uas_nonadjacent,offset_uas_nonadjacent,agreement_logodds,verb_number_loss'), cols.join(','));
+    const first = rows[0];
+    assert.ok(Math.abs(Number(first.verb_number_loss) - Math.LN2) < 0.05, `number part at init ${first.verb_number_loss}`);
+    assert.ok(rows.every((r) => Number(r.offset_uas_nonadjacent) === Number(first.offset_uas_nonadjacent)), 'a fixed probe set: a constant offset guess');
+    assert.match(await page.$eval('#sum-mlm', (el) => el.textContent), /far-subject verb loss/);
+    const generated = await page.$$eval('[data-chapter="3"] .generated', (els) => els.map((el) => el.textContent.trim()));
+    assert.match(generated[0], /^What the measured runs show \(in REPRODUCTION\.md\): without the regularizer/);
+    assert.match(generated[1], /^What the search found \(in REPRODUCTION\.md\): over \d+ configurations and \d+ runs/);
     await page.screenshot({ path: join(ARTIFACTS, 'chapter3-desktop.png'), fullPage: true });
   });
 });
