@@ -271,11 +271,17 @@ fn drive(
 ) -> Result<f64, CliError> {
     let total = run.config().steps;
     let first = run.step();
+    // Fault injection for the end-to-end tests (like the page's `plateauTest('diverge')`): an
+    // infinite learning rate from step N on makes the run diverge there.
+    let diverge_at: Option<usize> = std::env::var("PLATEAU_TEST_DIVERGE_AT").ok().and_then(|v| v.parse().ok());
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut last_draw = Instant::now();
     let mut last_pct = usize::MAX;
     loop {
+        if diverge_at == Some(run.step()) {
+            run.force_lr(f64::INFINITY);
+        }
         let status = block_on(run.advance());
         let s = run.step();
         if !quiet {
@@ -558,7 +564,18 @@ fn keep_freed_buffers() {
 /// Runs the CLI on the process arguments.
 pub fn main() -> ExitCode {
     keep_freed_buffers();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `std::env::args` panics on an argument that is not UTF-8: read them raw and refuse such an
+    // argument with a message instead.
+    let mut args: Vec<String> = vec![];
+    for (i, a) in std::env::args_os().skip(1).enumerate() {
+        match a.into_string() {
+            Ok(a) => args.push(a),
+            Err(raw) => {
+                eprintln!("error: argument {} is not valid UTF-8 ({:?})", i + 1, raw);
+                return ExitCode::from(2);
+            }
+        }
+    }
     let wants_help = args.iter().skip(1).any(|a| a == "--help" || a == "-h");
     let result = match args.first().map(String::as_str) {
         // `plateau run --help` and the like: the usage, not "flag --help needs a value".
@@ -656,6 +673,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         std::env::set_var("BURN_DEVICE", kind.flag());
     }
     let mut missing: Vec<String> = vec![];
+    let mut diverged = 0;
     for &c in &cs {
         for &seed in &seeds {
             let mut cfg = base.clone();
@@ -717,6 +735,16 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                 continue;
             }
             std::fs::write(&path, run.history.to_csv(cfg.n))?;
+            if let Status::Diverged(msg) = run.status() {
+                // Kept for inspection, recorded as diverged: never reused as finished (`finished_run`
+                // skips it, so `--resume` trains it again) and reported below, exit status 3.
+                let meta =
+                    serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "diverged": msg });
+                std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
+                missing.push(format!("c = {c} seed {seed} (diverged at step {})", run.step()));
+                diverged += 1;
+                continue;
+            }
             let summary = report::summarize(&run.history, cfg.seed, c, secs);
             let meta =
                 serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "summary": summary });
@@ -786,6 +814,10 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         )
     };
     write_section(&out, &name, &body)?;
+    if diverged > 0 {
+        eprintln!("{diverged} run(s) diverged; the section lists them as not finished");
+        return Ok(ExitCode::from(3));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -795,7 +827,7 @@ fn finished_run(meta_path: &str, cfg: &RunConfig, kind: BackendKind) -> Option<c
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta_path).ok()?).ok()?;
     let same_cfg = serde_json::from_value::<RunConfig>(meta["config"].clone()).ok()? == *cfg;
     let same_backend = meta["backend"].as_str()? == kind.name();
-    if !(same_cfg && same_backend) {
+    if !(same_cfg && same_backend) || meta.get("diverged").is_some() {
         return None;
     }
     serde_json::from_value(meta["summary"].clone()).ok()

@@ -404,3 +404,51 @@ fn flags_read_in_any_order_give_the_same_run() {
     let q = run(&["--seed", "2"], "preset-ref.csv");
     assert_eq!(p, q, "the last --seed wins too");
 }
+
+#[test]
+fn a_non_utf8_argument_is_refused_with_a_message() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"--out=\xff\xfe.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_plateau")).args(["run".as_ref(), bad]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("argument 2 is not valid UTF-8"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_diverged_run_keeps_its_rows_exits_3_and_is_never_reused_as_finished() {
+    let plateau_diverging = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_plateau"))
+            .args(args)
+            .env("PLATEAU_TEST_DIVERGE_AT", "3")
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // `run`: the rows up to the divergence, exit 3, a message that says what to change
+    let out = tmp("diverged.csv");
+    let (code, err) =
+        plateau_diverging(&["run", "--steps", "10", "--eval-every", "1", "--quiet", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("diverged") && err.contains("learning rate"), "{err}");
+    let steps: Vec<String> =
+        std::fs::read_to_string(&out).unwrap().lines().skip(1).map(|l| l.split(',').next().unwrap().into()).collect();
+    assert_eq!(steps, ["0", "1", "2", "3"], "every row before the divergence");
+    // `reproduce`: recorded as diverged (exit 3), listed as not finished, trained again on --resume
+    let dir = tmp("diverged-runs");
+    let md = tmp("diverged.md");
+    let (d, m) = (dir.to_str().unwrap(), md.to_str().unwrap());
+    let args = ["reproduce", "--seeds", "0", "--cs", "10", "--steps", "6", "--quiet", "--csv-dir", d, "--out", m];
+    let (code, err) = plateau_diverging(&args);
+    assert_eq!(code, 3, "{err}");
+    let meta = std::fs::read_to_string(dir.join("interactive-mws-c10-seed0.json")).unwrap();
+    assert!(meta.contains("\"diverged\""), "{meta}");
+    let doc = std::fs::read_to_string(&md).unwrap();
+    assert!(doc.contains("c = 10 seed 0 (diverged at step 4)"), "{doc}");
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let (code, _, err) = plateau(&resume);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("reusing"), "a diverged run is trained again, not reused: {err}");
+}
