@@ -1007,49 +1007,76 @@ fn ablation_base() -> RunConfig {
     cfg
 }
 
-/// A finished run of the ablation read back from its CSV and meta file, when both exist, the
-/// meta's config and backend are this run's, and the CSV reaches the last step.
-fn finished_anchor_run(
+/// How a reproduction keeps the runs of one chapter (2 or 3): its rows, how to read them back
+/// from its CSV, and how to take them from a finished [`Run`].
+struct Kept<R> {
+    parse: fn(&str) -> Result<Vec<R>, String>,
+    step: fn(&R) -> usize,
+    rows: fn(&Run) -> Vec<R>,
+}
+
+const ANCHOR_RUNS: Kept<crate::chapter2::AnchorRow> = Kept {
+    parse: crate::chapter2::from_csv,
+    step: |r| r.step,
+    rows: |run| match run {
+        Run::Anchors(t) => t.history.rows.clone(),
+        _ => unreachable!("experiment is anchors"),
+    },
+};
+
+const SYNTAX_RUNS: Kept<crate::chapter3::SyntaxRow> = Kept {
+    parse: crate::chapter3::from_csv,
+    step: |r| r.step,
+    rows: |run| match run {
+        Run::Syntax(t) => t.history.rows.clone(),
+        _ => unreachable!("experiment is syntax"),
+    },
+};
+
+/// A finished run read back from its CSV and meta file, when both exist, the meta's config and
+/// backend are this run's, and the CSV reaches the last step.
+fn finished_kept_run<R>(
+    kept: &Kept<R>,
     csv: &str,
     meta: &str,
     cfg: &RunConfig,
     kind: BackendKind,
-) -> Option<(Vec<crate::chapter2::AnchorRow>, f64)> {
+) -> Option<(Vec<R>, f64)> {
     let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
     if serde_json::from_value::<RunConfig>(m["config"].clone()).ok()? != *cfg || m["backend"].as_str()? != kind.name() {
         return None;
     }
-    let rows = crate::chapter2::from_csv(&std::fs::read_to_string(csv).ok()?).ok()?;
-    (rows.last()?.step == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
+    let rows = (kept.parse)(&std::fs::read_to_string(csv).ok()?).ok()?;
+    ((kept.step)(rows.last()?) == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
 }
 
-/// One chapter 2 run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config,
-/// backend, wall seconds): read back when finished with the same config and backend, else trained
-/// when `train` (an error if it diverges), else `None`.
-fn anchor_run(
+/// One run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config, backend,
+/// wall seconds): read back when finished with the same config and backend, else trained when
+/// `train` (an error if it diverges), else `None`.
+fn kept_run<R>(
+    kept: &Kept<R>,
     cfg: &RunConfig,
     stem: &str,
     kind: BackendKind,
     train: bool,
     quiet: bool,
     label: &str,
-) -> Result<Option<(Vec<crate::chapter2::AnchorRow>, f64)>, CliError> {
+) -> Result<Option<(Vec<R>, f64)>, CliError> {
     let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
-    if let Some(done) = finished_anchor_run(&csv, &meta, cfg, kind) {
+    if let Some(done) = finished_kept_run(kept, &csv, &meta, cfg, kind) {
         return Ok(Some(done));
     }
     if !train {
         return Ok(None);
     }
     let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
-    let Run::Anchors(t) = run else { unreachable!("experiment is anchors") };
-    if let Status::Diverged(msg) = t.status() {
+    if let Status::Diverged(msg) = run.status() {
         return Err(CliError(format!("{label}: {msg}")));
     }
-    std::fs::write(&csv, crate::chapter2::to_csv(&t.history.rows))?;
+    std::fs::write(&csv, run.csv())?;
     let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
     std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
-    Ok(Some((t.history.rows.clone(), secs)))
+    Ok(Some(((kept.rows)(&run), secs)))
 }
 
 /// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
@@ -1108,10 +1135,18 @@ fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErr
                     cfg.model.name(),
                     cfg.seed
                 );
-                let found = finished_anchor_run(&format!("{main_stem}.csv"), &format!("{main_stem}.json"), &cfg, kind);
+                let found = finished_kept_run(
+                    &ANCHOR_RUNS,
+                    &format!("{main_stem}.csv"),
+                    &format!("{main_stem}.json"),
+                    &cfg,
+                    kind,
+                );
                 let run = match found {
                     Some(done) => Some(done),
-                    None => anchor_run(&cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)?,
+                    None => {
+                        kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)?
+                    }
                 };
                 let Some((rows, secs)) = run else {
                     missing += 1;
@@ -1172,7 +1207,7 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
             cfg.set("seed", &seed.to_string())?;
             let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
             let label = format!("γ={g} seed={}", cfg.seed);
-            match anchor_run(&cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+            match kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
                 Some((rows, secs)) => runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs)),
                 None => missing += 1,
             }
@@ -1236,51 +1271,6 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
         eprintln!("wrote section chapter2-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A finished chapter 3 run read back from its CSV and meta file, when both exist, the meta's
-/// config and backend are this run's, and the CSV reaches the last step.
-fn finished_syntax_run(
-    csv: &str,
-    meta: &str,
-    cfg: &RunConfig,
-    kind: BackendKind,
-) -> Option<(Vec<crate::chapter3::SyntaxRow>, f64)> {
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
-    if serde_json::from_value::<RunConfig>(m["config"].clone()).ok()? != *cfg || m["backend"].as_str()? != kind.name() {
-        return None;
-    }
-    let rows = crate::chapter3::from_csv(&std::fs::read_to_string(csv).ok()?).ok()?;
-    (rows.last()?.step == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
-}
-
-/// One chapter 3 run of a reproduction, kept as `{stem}.csv` and `{stem}.json` (config, backend,
-/// wall seconds): read back when finished with the same config and backend, else trained when
-/// `train` (an error if it diverges), else `None`.
-fn syntax_run(
-    cfg: &RunConfig,
-    stem: &str,
-    kind: BackendKind,
-    train: bool,
-    quiet: bool,
-    label: &str,
-) -> Result<Option<(Vec<crate::chapter3::SyntaxRow>, f64)>, CliError> {
-    let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
-    if let Some(done) = finished_syntax_run(&csv, &meta, cfg, kind) {
-        return Ok(Some(done));
-    }
-    if !train {
-        return Ok(None);
-    }
-    let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
-    let Run::Syntax(t) = run else { unreachable!("experiment is syntax") };
-    if let Status::Diverged(msg) = t.status() {
-        return Err(CliError(format!("{label}: {msg}")));
-    }
-    std::fs::write(&csv, crate::chapter3::to_csv(&t.history.rows))?;
-    let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
-    std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
-    Ok(Some((t.history.rows.clone(), secs)))
 }
 
 /// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
@@ -1351,7 +1341,7 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
             cell.steps = cfg.steps;
             let stem = format!("{dir}/{slug}-seed{seed}");
             let label = format!("{slug} seed={seed}");
-            match syntax_run(&cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)? {
+            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)? {
                 Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
                 None => missing += 1,
             }
@@ -1442,7 +1432,7 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
             cfg.seed = seed;
             let stem = format!("{csv_dir}/{}-syntax-{}-seed{seed}", cfg.preset.name(), name.replace(' ', "-"));
             let label = format!("{name} seed={seed}");
-            match syntax_run(&cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
                 Some((rows, secs)) => runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs)),
                 None => missing += 1,
             }
