@@ -719,9 +719,28 @@ impl RunConfig {
                 notices.push(n);
             }
         }
-        for (k, v) in pairs.iter().filter(|(k, _)| *k != "preset" && *k != "experiment") {
+        // The width pair last and together: heads must divide d-model once both are read, so
+        // `heads=3&d-model=48` and `d-model=48&heads=3` open the same run; a pair that cannot
+        // agree falls back to one key at a time, each with its notice.
+        let (width, rest): (Vec<_>, Vec<_>) = pairs
+            .iter()
+            .filter(|(k, _)| *k != "preset" && *k != "experiment")
+            .partition(|(k, _)| *k == "heads" || *k == "d-model");
+        for (k, v) in rest {
             if let Some(n) = self.set_lenient(k, v) {
                 notices.push(n);
+            }
+        }
+        if !width.is_empty() {
+            let mut trial = self.clone();
+            if trial.set_all(width.iter().map(|(k, v)| (*k, *v))).is_ok() {
+                *self = trial;
+            } else {
+                for (k, v) in width {
+                    if let Some(n) = self.set_lenient(k, v) {
+                        notices.push(n);
+                    }
+                }
             }
         }
         notices
@@ -1108,6 +1127,19 @@ mod tests {
         let mut cfg = RunConfig::default();
         cfg.set_all([("lambda", "0.2"), ("experiment", "syntax")]).unwrap();
         assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 0.2));
+    }
+
+    #[test]
+    fn url_pairs_read_heads_and_width_together() {
+        for q in ["heads=3&d-model=48", "d-model=48&heads=3"] {
+            let (cfg, notes) = from_query(q);
+            assert!(notes.is_empty(), "{q}: {notes:?}");
+            assert_eq!((cfg.heads, cfg.d_model), (3, 48), "{q}");
+        }
+        // a pair that cannot agree: one key at a time, with a notice, never an invalid config
+        let (cfg, notes) = from_query("heads=3&d-model=64");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(cfg.d_model % cfg.heads, 0);
     }
 
     #[test]
