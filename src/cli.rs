@@ -1363,7 +1363,8 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
          (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
          σ̂ the curve's own evaluation-to-evaluation noise); the structure onset, the same rule rising on the UAS over \
          non-adjacent arcs of {} fixed held-out sentences; whether the two lie within two evaluations; and how far the \
-         best non-adjacent UAS rises above its best fixed-offset guess. Every finished run of this command is listed.\n\n\
+         best non-adjacent UAS rises above its best fixed-offset guess. A plateau that ends where a warm-up ends is the \
+         learning rate's ramp, not the model's. Every finished run of this command is listed.\n\n\
          {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
          `chapter3-search-findings`):\n\n> {paragraph}\n",
         args.join(" "),
