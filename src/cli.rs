@@ -635,6 +635,17 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "configs",
         ],
     )?;
+    if matches!(flags.cfg.experiment, crate::config::Task::Anchors | crate::config::Task::Syntax) {
+        // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
+        // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
+        if let Some(f) =
+            ["stop-after", "checkpoint-every", "long-factor", "cs"].into_iter().find(|f| flags.get(f).is_some())
+        {
+            return Err(CliError(format!(
+                "--{f} is for the chapter 1 sweep; chapters 2 and 3 read back the runs they finished and train the missing ones"
+            )));
+        }
+    }
     match flags.cfg.experiment {
         crate::config::Task::Anchors => return reproduce_anchors(&flags, args),
         crate::config::Task::Syntax => return reproduce_syntax(&flags, args),

@@ -144,6 +144,11 @@ fn bad_flags_are_refused_with_a_message() {
         ),
         (&["reproduce", "--long-factor", "0"], "--long-factor \"0\": a whole number ≥ 1"),
         (&["params", "--anything"], "params takes no arguments"),
+        (&["reproduce", "--experiment", "syntax", "--stop-after", "5"], "--stop-after is for the chapter 1 sweep"),
+        (
+            &["reproduce", "--experiment", "anchors", "--checkpoint-every", "5"],
+            "--checkpoint-every is for the chapter 1 sweep",
+        ),
         (&["run", "--heads", "3", "--d-model", "64", "--out", "x.csv"], "heads dividing d-model (3 heads, d-model 64)"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
