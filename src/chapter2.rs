@@ -171,7 +171,7 @@ impl AnchorTrainer {
     /// Builds the task (memory table from the seed's `Table` stream) and the network (γ-init from
     /// the `Init` stream) on `device` (autodiff is added here).
     pub fn new(cfg: RunConfig, device: &Device) -> Result<AnchorTrainer, ConfigError> {
-        cfg.validate()?;
+        cfg.validate_for_training()?;
         let device = device.clone().autodiff();
         let task = AnchorTask::with(&mut stream(cfg.seed, Stream::Table, 0), cfg.memory, cfg.seq_len);
         let init = Init::Gamma(cfg.gamma);

@@ -301,7 +301,7 @@ fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
 impl SyntaxTrainer {
     /// Builds the encoder (the paper's init, N(0, 0.02²)) and the agreement items of `cfg.seed`.
     pub fn new(cfg: RunConfig, device: &Device) -> Result<SyntaxTrainer, ConfigError> {
-        cfg.validate()?;
+        cfg.validate_for_training()?;
         let device = device.clone().autodiff();
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
         let optim = crate::train::adamw(&cfg);

@@ -119,7 +119,10 @@ impl RowSink {
 const USAGE: &str = "usage:
   plateau run [--experiment mws|prefix-sum] [--preset paper|interactive] [--seed S] [--steps N]
               [--c C] [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
-              [--backend flex|ndarray|wgpu] [--quiet] --out FILE.csv
+              [--backend flex|ndarray|wgpu] [--max-memory GB] [--quiet] --out FILE.csv
+                        (rows are written to FILE.csv.partial as they are evaluated and renamed at the
+                         end; Ctrl-C or SIGTERM stops at the next step and keeps them: exit 130/143;
+                         a config whose memory estimate is over --max-memory (8 GB) is refused)
   plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S] [--memory F]
               [--steps N] --out FILE.csv [--embeddings FILE.csv]
   plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
@@ -329,15 +332,16 @@ fn drive(
 }
 
 fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
-    let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings"])?;
+    let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings", "max-memory"])?;
     let out = flags.get("out").ok_or_else(|| CliError("run needs --out FILE.csv".into()))?.to_string();
     let embeddings = flags.get("embeddings").map(str::to_string);
     if embeddings.is_some() && flags.cfg.experiment != crate::config::Task::Anchors {
         return Err(CliError("--embeddings is for --experiment anchors (chapter 2)".into()));
     }
     let kind = flags.backend()?;
-    let mut sink = RowSink::create(&out)?;
+    apply_max_memory(&flags)?;
     let mut run = Run::new(flags.cfg.clone(), &backend::device(kind))?;
+    let mut sink = RowSink::create(&out)?;
     install_stop_handlers();
     let secs = drive(&mut run, flags.get("quiet").is_some(), "run", &mut |r| {
         sink.update(r)?;
@@ -633,8 +637,10 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "fresh-seeds",
             "search",
             "configs",
+            "max-memory",
         ],
     )?;
+    apply_max_memory(&flags)?;
     if matches!(flags.cfg.experiment, crate::config::Task::Anchors | crate::config::Task::Syntax) {
         // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
         // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
@@ -1394,6 +1400,18 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     std::fs::write(page, crate::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
     eprintln!("wrote section chapter3-search-findings of {page}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--max-memory GB`: the memory budget every config is checked against before anything is
+/// allocated (`config::memory_limit`, 8 GB natively by default).
+fn apply_max_memory(flags: &Flags) -> Result<(), CliError> {
+    if let Some(v) = flags.get("max-memory") {
+        match v.parse::<f64>() {
+            Ok(gb) if gb.is_finite() && gb > 0.0 => crate::config::set_memory_limit(gb * 1e9),
+            _ => return Err(CliError(format!("--max-memory {v:?}: a positive number of gigabytes"))),
+        }
+    }
+    Ok(())
 }
 
 /// `--seeds` as non-negative integers (an error names a value that is not one).

@@ -383,6 +383,30 @@ fn default_seq_len() -> usize {
     crate::data::anchors::SEQ_LEN
 }
 
+/// The memory budget [`RunConfig::validate`] checks, in bytes: 1 GB in the browser (a quarter of
+/// wasm32's 4 GiB address space, leaving room for the copies the backend makes and the
+/// allocator's slack); natively 8 GB unless [`set_memory_limit`] (the CLI's `--max-memory`) says
+/// otherwise.
+pub fn memory_limit() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        1e9
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        f64::from_bits(MEMORY_LIMIT.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+static MEMORY_LIMIT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0x41FD_CD65_0000_0000); // 8e9
+
+/// Sets the native memory budget in bytes (the CLI's `--max-memory GB`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn set_memory_limit(bytes: f64) {
+    MEMORY_LIMIT.store(bytes.to_bits(), std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The learning rate at step `step` (0-based update index) with `warmup` steps of linear warm-up:
 /// `lr · min(1, (step + 1) / warmup)`, the plain `lr` when `warmup` is 0.
 ///
@@ -400,10 +424,11 @@ pub fn warmup_lr(lr: f64, warmup: usize, step: usize) -> f64 {
 }
 
 /// A rejected value: names the parameter, the value and what is allowed, and carries the safe
-/// value that was (or would be) used instead.
+/// value that was (or would be) used instead. A rule over the whole configuration (the memory
+/// budget, [`RunConfig::check_memory`]) has an empty `key` and its message in `allowed`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConfigError {
-    /// The parameter key (or the unknown key).
+    /// The parameter key (or the unknown key); empty for a rule over the whole configuration.
     pub key: String,
     /// The rejected text.
     pub value: String,
@@ -415,6 +440,9 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            return f.write_str(&self.allowed);
+        }
         match &self.safe {
             Some(safe) => {
                 write!(f, "invalid value {:?} for '{}': allowed {}; using {}", self.value, self.key, self.allowed, safe)
@@ -826,6 +854,69 @@ impl RunConfig {
         }
         Ok(())
     }
+
+    /// [`RunConfig::validate`], then the memory budget ([`RunConfig::check_memory`] against
+    /// [`memory_limit`]). Every trainer calls it before it allocates anything, so the CLI, the
+    /// page, the custom element and *Load config JSON* all refuse a configuration that would not
+    /// fit, with a message, instead of crashing.
+    pub fn validate_for_training(&self) -> Result<(), ConfigError> {
+        self.validate()?;
+        self.check_memory(memory_limit())
+    }
+
+    /// An estimate of the memory one training step needs, in bytes, with each key's share: the
+    /// parameters four times (weights, gradients, Adam's two moments), the activations the
+    /// backward pass keeps (per layer and token `12·d_model + 3·d_ff` floats, plus
+    /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
+    /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
+    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n + 1`
+    /// and 18; chapter 2: `seq-len` and 100; chapter 3: 20 and 65). It is meant to be within a
+    /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
+    pub fn memory_estimate(&self) -> f64 {
+        let (t, v) = match self.experiment {
+            Task::Mws | Task::PrefixSum => (self.seq_len() as f64, crate::data::mws::VOCAB as f64),
+            Task::Anchors => (self.seq_len as f64, crate::data::anchors::VOCAB as f64),
+            Task::Syntax => (crate::data::grammar::MAX_LEN as f64, crate::data::grammar::vocab_size() as f64),
+        };
+        let (d, ff, l, h) = (self.d_model as f64, self.d_ff as f64, self.layers as f64, self.heads as f64);
+        let (b, eb) = (self.batch as f64, self.eval_batch as f64);
+        let params = 2.0 * v * d + t * d + l * (4.0 * d * d + 2.0 * d * ff + 10.0 * d + ff) + 2.0 * d;
+        let activations = b * t * l * (12.0 * d + 3.0 * ff + 3.0 * h * t) + 3.0 * b * t * v;
+        let eval = eb * t * (4.0 * d + ff + v);
+        4.0 * (4.0 * params + activations + eval)
+    }
+
+    /// Refuses a configuration whose [`RunConfig::memory_estimate`] is over `limit` bytes, with a
+    /// message that gives both figures and names the keys that make it large (those above their
+    /// chapter's interactive default).
+    pub fn check_memory(&self, limit: f64) -> Result<(), ConfigError> {
+        let need = self.memory_estimate();
+        if need <= limit {
+            return Ok(());
+        }
+        let base = RunConfig::defaults(self.experiment, Preset::Interactive);
+        let big: Vec<String> = ["batch", "eval-batch", "n", "seq-len", "d-model", "d-ff", "layers", "heads"]
+            .into_iter()
+            .filter(|k| {
+                let num = |c: &RunConfig| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+                num(self) > num(&base)
+            })
+            .map(|k| format!("{k} ({})", self.get(k).unwrap_or_default()))
+            .collect();
+        let gb = |x: f64| x / 1e9;
+        Err(ConfigError {
+            key: String::new(),
+            value: String::new(),
+            allowed: format!(
+                "this configuration needs about {:.1} GB of memory to train, over the limit of {:.1} GB{}; reduce {}",
+                gb(need),
+                gb(limit),
+                if cfg!(target_arch = "wasm32") { " in the browser" } else { " (--max-memory)" },
+                if big.is_empty() { "batch or d-model".to_string() } else { big.join(", ") }
+            ),
+            safe: None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1130,6 +1221,34 @@ mod tests {
         let mut cfg = RunConfig::default();
         cfg.set_all([("lambda", "0.2"), ("experiment", "syntax")]).unwrap();
         assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 0.2));
+    }
+
+    #[test]
+    fn the_memory_budget_refuses_what_cannot_fit_and_keeps_every_preset() {
+        for task in [Task::Mws, Task::Anchors, Task::Syntax] {
+            for preset in [Preset::Interactive, Preset::Paper] {
+                let cfg = RunConfig::defaults(task, preset);
+                assert!(cfg.check_memory(1e9).is_ok(), "{task:?} {preset:?}: {:.2} GB", cfg.memory_estimate() / 1e9);
+            }
+        }
+        // chapter 1's paper preset by hand: 1 layer, d 256, d_ff 1024, T 33, V 18, batch 256
+        let p = RunConfig::preset(Preset::Paper);
+        let params =
+            2.0 * 18.0 * 256.0 + 33.0 * 256.0 + (4.0 * 256.0 * 256.0 + 2.0 * 256.0 * 1024.0 + 2560.0 + 1024.0) + 512.0;
+        let acts = 256.0 * 33.0 * (12.0 * 256.0 + 3.0 * 1024.0 + 3.0 * 33.0) + 3.0 * 256.0 * 33.0 * 18.0;
+        let eval = 64.0 * 33.0 * (4.0 * 256.0 + 1024.0 + 18.0);
+        assert!((p.memory_estimate() - 4.0 * (4.0 * params + acts + eval)).abs() < 1.0);
+        // the examples: every maximum at once natively, and the page's shared link
+        let (huge, notes) = from_query("batch=4096&n=32&d-ff=4096&d-model=1024&layers=8");
+        assert!(notes.is_empty(), "{notes:?}");
+        let e = huge.check_memory(8e9).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("this configuration needs about"), "{msg}");
+        assert!(msg.contains("batch (4096)") && msg.contains("d-model (1024)") && msg.contains("layers (8)"), "{msg}");
+        let (link, _) = from_query("backend=webgpu&batch=2048&n=32&d-ff=4096&steps=3");
+        let msg = link.check_memory(1e9).unwrap_err().to_string();
+        assert!(msg.contains("batch (2048)") && msg.contains("n (32)") && msg.contains("d-ff (4096)"), "{msg}");
+        assert!(!msg.contains("layers"), "only the keys above their default: {msg}");
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Trainer {
     /// Builds the model (weights from the seed's `Init` stream) on `device` (a plain device;
     /// autodiff is added here). Rejects configs that fail the schema.
     pub fn new(cfg: RunConfig, device: &Device) -> Result<Trainer, ConfigError> {
-        cfg.validate()?;
+        cfg.validate_for_training()?;
         let device = device.clone().autodiff();
         let model = Self::model_config(&cfg).init(Init::Paper, cfg.seed, &device);
         let optim = AdamConfig::new().with_beta_1(0.9).with_beta_2(0.999).with_epsilon(1e-8).init();

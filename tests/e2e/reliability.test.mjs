@@ -74,3 +74,20 @@ test('a WebGPU device lost mid-run restarts the run on the CPU backend', { timeo
     errors.length = 0;
   });
 });
+
+test('a shared link over the memory budget says so instead of crashing', { timeout: TEST_TIMEOUT }, async (t) => {
+  // Issue #21's link: each value is in range, all of them together would need gigabytes.
+  const { page, errors, run } = await openPage('budget', { query: '?backend=webgpu&batch=2048&n=32&d-ff=4096&steps=3' });
+  await run(async () => {
+    await waitFn(page, () => !document.querySelector('#error').hidden);
+    const message = await text(page, '#error');
+    t.diagnostic(message);
+    assert.match(message, /this configuration needs about \d+\.\d GB of memory to train, over the limit of 1\.0 GB in the browser; reduce batch \(2048\), n \(32\), d-ff \(4096\)/);
+    assert.doesNotMatch(message, /unreachable|panicked|capacity overflow/);
+    assert.equal(await text(page, '#step'), '0', 'nothing trained');
+    // The refusal is this test's expected outcome: clear it so that `run` checks that nothing
+    // else went wrong (a console error for the refused start is the page reporting it).
+    errors.splice(0, errors.length, ...errors.filter((e) => !/needs about/.test(e)));
+    await page.evaluate(() => { document.getElementById('error').hidden = true; });
+  });
+});
