@@ -131,7 +131,7 @@ function syncUrl() {
 /** Applies `hide=` and `controls=` from the URL. */
 function applyPageFlags() {
   const hide = new Set(state.page.hide);
-  const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls', status: '#status-panel', maps: '.maps' };
+  const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls', status: '#status-panel > :not(#error)', maps: '.maps' };
   for (const [flag, css] of Object.entries(sel)) {
     for (const el of document.querySelectorAll(css)) el.classList.toggle('flag-hidden', hide.has(flag));
   }

@@ -91,3 +91,29 @@ test('a shared link over the memory budget says so instead of crashing', { timeo
     await page.evaluate(() => { document.getElementById('error').hidden = true; });
   });
 });
+
+test('a missing engine build says so instead of loading forever', { timeout: TEST_TIMEOUT }, async () => {
+  const context = await suite.browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.route('**/www/pkg/plateau.js', (route) => route.fulfill({ status: 404, body: 'not built' }));
+    await page.goto(`${suite.server.url}`, { waitUntil: 'load' });
+    await waitFn(page, () => !document.querySelector('#error').hidden);
+    assert.match(await text(page, '#error'), /The engine could not be loaded .*scripts\/build-web\.sh/);
+    assert.ok(await page.$eval('#boot', (el) => el.hidden), '"Loading the engine…" is gone');
+  } finally {
+    await context.close();
+  }
+});
+
+test('hide=status still shows errors', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, errors, run } = await openPage('hide-status', { query: '?hide=status&batch=2048&n=32&d-ff=4096&steps=3' });
+  await run(async () => {
+    await waitFn(page, () => !document.querySelector('#error').hidden);
+    assert.ok(await page.$eval('#error', (el) => el.offsetParent !== null), 'the error is on screen');
+    assert.match(await text(page, '#error'), /needs about/);
+    assert.ok(await page.$eval('#step', (el) => el.offsetParent === null), 'the rest of the status panel is hidden');
+    errors.splice(0, errors.length, ...errors.filter((e) => !/needs about/.test(e)));
+    await page.evaluate(() => { document.getElementById('error').hidden = true; });
+  });
+});
