@@ -1107,15 +1107,7 @@ fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErr
     let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
     let kind = flags.backend()?;
     let finished_only = flags.get("finished-only").is_some();
-    let only: Option<Vec<&str>> = flags.get("factors").map(|f| f.split(',').map(str::trim).collect());
-    if let Some(only) = &only {
-        if let Some(bad) = only.iter().find(|f| !ABLATION.iter().any(|a| a.0 == **f)) {
-            return Err(CliError(format!(
-                "--factors: unknown factor {bad:?}; known: {}",
-                ABLATION.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
+    let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
     let mut cells = vec![];
     let mut missing = 0;
@@ -1124,11 +1116,7 @@ fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErr
         for &g in &gammas {
             let mut cell = r::AblationCell {
                 factor: factor.to_string(),
-                change: if changes.is_empty() {
-                    "—".into()
-                } else {
-                    changes.iter().map(|(k, v)| format!("`{k} {v}`")).collect::<Vec<_>>().join(", ")
-                },
+                change: change_text(changes),
                 gamma: g,
                 steps: 0,
                 runs: vec![],
@@ -1324,31 +1312,15 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let kind = flags.backend()?;
     let finished_only = flags.get("finished-only").is_some();
-    let only: Option<Vec<&str>> = flags.get("configs").map(|f| f.split(',').map(str::trim).collect());
-    if let Some(only) = &only {
-        if let Some(bad) = only.iter().find(|f| !SYNTAX_SEARCH.iter().any(|a| a.0 == **f)) {
-            return Err(CliError(format!(
-                "--configs: unknown configuration {bad:?}; known: {}",
-                SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
-            )));
-        }
-    }
+    let only = subset_flag(flags, "configs", "configuration", &SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
     let base = RunConfig::defaults(crate::config::Task::Syntax, Preset::Interactive);
     let mut cells = vec![];
     let mut missing = 0;
     for (slug, name, changes) in SYNTAX_SEARCH {
         let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
-        let mut cell = r::SearchCell {
-            name: name.to_string(),
-            change: if changes.is_empty() {
-                "—".into()
-            } else {
-                changes.iter().map(|(k, v)| format!("`{k} {v}`")).collect::<Vec<_>>().join(", ")
-            },
-            steps: base.steps,
-            runs: vec![],
-        };
+        let mut cell =
+            r::SearchCell { name: name.to_string(), change: change_text(changes), steps: base.steps, runs: vec![] };
         for &seed in &seeds {
             let mut cfg = base.clone();
             for (k, v) in *changes {
@@ -1400,6 +1372,27 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     std::fs::write(page, crate::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
     eprintln!("wrote section chapter3-search-findings of {page}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A `--KEY a,b` flag that picks some of `known` (a configuration table's slugs): `None` when
+/// absent; an error names the first unknown entry and lists the known ones.
+fn subset_flag<'a>(flags: &'a Flags, key: &str, what: &str, known: &[&str]) -> Result<Option<Vec<&'a str>>, CliError> {
+    let Some(list) = flags.get(key) else { return Ok(None) };
+    let picked: Vec<&str> = list.split(',').map(str::trim).collect();
+    if let Some(bad) = picked.iter().find(|f| !known.contains(f)) {
+        return Err(CliError(format!("--{key}: unknown {what} {bad:?}; known: {}", known.join(", "))));
+    }
+    Ok(Some(picked))
+}
+
+/// A configuration's changes as the tables write them: `` `key value` ``, comma-separated, or
+/// "—" for none.
+fn change_text(changes: &[(&str, &str)]) -> String {
+    if changes.is_empty() {
+        "—".into()
+    } else {
+        changes.iter().map(|(k, v)| format!("`{k} {v}`")).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// `--max-memory GB`: the memory budget every config is checked against before anything is
