@@ -498,6 +498,7 @@ function eventMarkers() {
     const o = syntaxOnsets(state.rows);
     if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
     if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `structure onset ${o.structure}` });
+    if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `agreement onset ${o.number_drop}` });
   }
   return markers;
 }
