@@ -81,7 +81,6 @@ impl RowSink {
         if n == self.written {
             return Ok(());
         }
-        let csv = run.csv();
         let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.tmp));
         if n < self.written {
             self.file.flush().map_err(err)?;
@@ -89,17 +88,13 @@ impl RowSink {
             self.file = std::io::BufWriter::new(f);
             self.written = 0;
         }
-        let mut lines = csv.lines();
-        let header = lines.next().unwrap_or_default();
+        // Only the new rows are formatted (the header once): streaming stays linear in the run.
         let mut text = String::new();
         if self.written == 0 {
-            text.push_str(header);
+            text.push_str(run.csv().lines().next().unwrap_or_default());
             text.push('\n');
         }
-        for line in lines.skip(self.written) {
-            text.push_str(line);
-            text.push('\n');
-        }
+        text.push_str(&run.csv_rows_from(self.written));
         self.file.write_all(text.as_bytes()).map_err(err)?;
         self.file.flush().map_err(err)?;
         self.written = n;

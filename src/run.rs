@@ -111,6 +111,20 @@ impl Run {
         }
     }
 
+    /// The CSV lines (no header, each ending in a newline) of the rows from index `from` on:
+    /// `csv()` without its header and first `from` rows, formatted in time proportional to the
+    /// rows asked for (the CLI streams each new row with it).
+    pub fn csv_rows_from(&self, from: usize) -> String {
+        let tail = |csv: String| csv.split_once('\n').map_or(String::new(), |(_, rest)| rest.to_string());
+        match self {
+            Run::Plateau(t) => {
+                t.history.rows.iter().skip(from).map(|r| crate::history::History::csv_line(r) + "\n").collect()
+            }
+            Run::Anchors(t) => tail(chapter2::to_csv(t.history.rows.get(from..).unwrap_or_default())),
+            Run::Syntax(t) => tail(chapter3::to_csv(t.history.rows.get(from..).unwrap_or_default())),
+        }
+    }
+
     /// The latest training loss and the chapter's headline metric, named, for progress lines.
     pub fn progress(&self) -> (f64, &'static str, f64) {
         match self {
