@@ -1,5 +1,6 @@
-//! What a run records: one [`MetricRow`] per evaluated step and [`Snapshot`]s of the maps at
-//! a cadence, with CSV and JSON export. Memory is bounded: at most [`MAX_SNAPSHOTS`] snapshots
+//! What a run records, for every chapter: one row per evaluated step and snapshots of the maps at
+//! a cadence ([`History`]), and the one CSV writer and reader of rows ([`Row`], [`to_csv`],
+//! [`from_csv`]). Memory is bounded: at most [`MAX_SNAPSHOTS`] snapshots
 //! (older ones are thinned to every other one when full) and at most [`MAX_ROWS`] rows (thinned
 //! the same way), so a 100 000-step run keeps a flat footprint.
 
@@ -11,88 +12,10 @@ pub const MAX_SNAPSHOTS: usize = 256;
 /// Most metric rows kept; thinned like snapshots.
 pub const MAX_ROWS: usize = 20_000;
 
-/// The CSV columns every chapter 1 row has, in order (a contract: other tools read them).
-pub const CSV_COLUMNS: &[&str] = &[
-    "step",
-    "loss",
-    "output_loss",
-    "train_acc",
-    "test_acc",
-    "first_token_acc",
-    "repetition",
-    "data_repetition",
-    "apm",
-    "hidden_cos",
-    "test_loss",
-    "test_output_loss",
-    "mask_c",
-];
-
-/// Metrics of one evaluated step. Every value is computed on the model after `step` updates.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MetricRow {
-    /// Updates done.
-    pub step: usize,
-    /// Next-token cross-entropy over all `2n` positions of this step's training batch.
-    pub loss: f64,
-    /// The same over the `n` output positions only.
-    pub output_loss: f64,
-    /// Teacher-forced accuracy of the outputs on the training batch.
-    pub train_acc: f64,
-    /// Greedy-decoding accuracy of the outputs on a fresh held-out batch.
-    pub test_acc: f64,
-    /// Greedy accuracy of the first output token (the partial solution `y_1 = x_1`).
-    pub first_token_acc: f64,
-    /// Repetition frequency of the greedy generations.
-    pub repetition: f64,
-    /// Repetition frequency of the held-out ground truth.
-    pub data_repetition: f64,
-    /// Attention progress measure on the held-out batch (layer 1, heads averaged).
-    pub apm: f64,
-    /// Mean hidden-state cosine over the pairs 1 ≤ j < i ≤ n−1.
-    pub hidden_cos: f64,
-    /// Teacher-forced cross-entropy over all positions of the held-out batch.
-    pub test_loss: f64,
-    /// The same over the output positions only.
-    pub test_output_loss: f64,
-    /// The mask strength in force at this step (1 when off).
-    pub mask_c: f64,
-    /// Greedy accuracy at each output position `y_1..y_n`.
-    pub position_acc: Vec<f64>,
-}
-
-/// Generations of a few held-out samples.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Sample {
-    /// Inputs `x_1..x_n`.
-    pub inputs: Vec<i64>,
-    /// Ground truth `y_1..y_n`.
-    pub truth: Vec<i64>,
-    /// Greedy generation `ŷ_1..ŷ_n`.
-    pub generated: Vec<i64>,
-}
-
-/// The maps at one step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot {
-    /// Updates done.
-    pub step: usize,
-    /// Side of the attention map (`2n`).
-    pub seq: usize,
-    /// Batch-mean attention map of layer 1 (heads averaged), `[seq, seq]` row-major.
-    pub attention: Vec<f32>,
-    /// Number of outputs `n`.
-    pub n: usize,
-    /// Hidden-state cosine matrix `[n, n]` row-major.
-    pub hidden_cos: Vec<f64>,
-    /// Four held-out generations.
-    pub samples: Vec<Sample>,
-}
-
-/// Rows and snapshots of one run (chapter 1's [`MetricRow`] and [`Snapshot`] by default; the
-/// other chapters record their own row and snapshot types in the same bounded store).
+/// Rows and snapshots of one run (each chapter records its own row and snapshot types in the
+/// same bounded store).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct History<R = MetricRow, S = Snapshot> {
+pub struct History<R, S> {
     /// Evaluated steps, in order.
     pub rows: Vec<R>,
     /// Snapshots, in order.
@@ -109,12 +32,6 @@ impl<R, S> Default for History<R, S> {
 pub trait AtStep {
     /// Updates done when it was recorded.
     fn step(&self) -> usize;
-}
-
-impl AtStep for Snapshot {
-    fn step(&self) -> usize {
-        self.step
-    }
 }
 
 fn thin<T>(v: &mut Vec<T>) {
@@ -155,50 +72,93 @@ impl<R, S: AtStep> History<R, S> {
     }
 }
 
-impl History {
-    /// The CSV header: [`CSV_COLUMNS`] then `acc_pos_1..acc_pos_n`.
-    pub fn csv_header(n: usize) -> String {
-        let mut cols: Vec<String> = CSV_COLUMNS.iter().map(|s| s.to_string()).collect();
-        cols.extend((1..=n).map(|j| format!("acc_pos_{j}")));
-        cols.join(",")
-    }
+/// A metric row with a fixed CSV layout. Every chapter's rows are written by [`to_csv`] and read
+/// back by [`from_csv`]; a row type only says which columns it has and what is in them.
+pub trait Row: Sized {
+    /// The column names, in order, of a run of `cfg` (a contract: other tools read them).
+    fn columns(cfg: &crate::config::RunConfig) -> Vec<String>;
+    /// The row's values in column order. Floats print in Rust's shortest round-trip form, so a
+    /// CSV reads back bit for bit.
+    fn cells(&self) -> Vec<String>;
+    /// The row from one CSV record ([`Record`] finds the columns by name).
+    fn read(rec: &Record) -> Result<Self, String>;
+}
 
-    /// One CSV line (no newline). Floats print in Rust's shortest round-trip form.
-    pub fn csv_line(r: &MetricRow) -> String {
-        let mut out = vec![
-            r.step.to_string(),
-            r.loss.to_string(),
-            r.output_loss.to_string(),
-            r.train_acc.to_string(),
-            r.test_acc.to_string(),
-            r.first_token_acc.to_string(),
-            r.repetition.to_string(),
-            r.data_repetition.to_string(),
-            r.apm.to_string(),
-            r.hidden_cos.to_string(),
-            r.test_loss.to_string(),
-            r.test_output_loss.to_string(),
-            r.mask_c.to_string(),
-        ];
-        out.extend(r.position_acc.iter().map(|v| v.to_string()));
-        out.join(",")
-    }
-
-    /// The whole history as CSV (header and one line per row).
-    pub fn to_csv(&self, n: usize) -> String {
-        let mut s = Self::csv_header(n);
+/// The CSV lines of `rows` (no header), each ending in a newline.
+pub fn csv_lines<R: Row>(rows: &[R]) -> String {
+    let mut s = String::new();
+    for r in rows {
+        s.push_str(&r.cells().join(","));
         s.push('\n');
-        for r in &self.rows {
-            s.push_str(&Self::csv_line(r));
-            s.push('\n');
-        }
-        s
     }
+    s
+}
+
+/// The CSV of `rows`: the header of `columns`, then one line per row.
+pub fn to_csv<R: Row>(columns: &[String], rows: &[R]) -> String {
+    columns.join(",") + "\n" + &csv_lines(rows)
+}
+
+/// One line of a CSV file, with its header, for [`Row::read`].
+pub struct Record<'a> {
+    header: &'a [&'a str],
+    fields: Vec<&'a str>,
+    line: usize,
+}
+
+impl Record<'_> {
+    fn field(&self, name: &str) -> Option<&str> {
+        let i = self.header.iter().position(|h| *h == name)?;
+        self.fields.get(i).copied()
+    }
+    fn missing(&self, name: &str) -> String {
+        if self.header.contains(&name) {
+            format!("line {}: too few fields", self.line)
+        } else {
+            format!("missing column {name}")
+        }
+    }
+    /// The text in column `name`.
+    pub fn text(&self, name: &str) -> Result<String, String> {
+        self.field(name).map(str::to_string).ok_or_else(|| self.missing(name))
+    }
+    /// The number in column `name`.
+    pub fn num(&self, name: &str) -> Result<f64, String> {
+        let v = self.field(name).ok_or_else(|| self.missing(name))?;
+        v.parse::<f64>().map_err(|e| format!("line {}, column {name}: {e} ({v:?})", self.line))
+    }
+    /// The number in column `name`, NaN when an older file has no such column.
+    pub fn num_or_nan(&self, name: &str) -> Result<f64, String> {
+        if self.header.contains(&name) {
+            self.num(name)
+        } else {
+            Ok(f64::NAN)
+        }
+    }
+    /// The count in column `name`.
+    pub fn int(&self, name: &str) -> Result<usize, String> {
+        let v = self.field(name).ok_or_else(|| self.missing(name))?;
+        v.parse::<usize>().map_err(|e| format!("line {}, column {name}: {e} ({v:?})", self.line))
+    }
+}
+
+/// Rows back from [`to_csv`]'s text, the columns found by name (so a file with extra columns
+/// reads too); an error names the first line or column that does not parse.
+pub fn from_csv<R: Row>(text: &str) -> Result<Vec<R>, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().filter(|h| !h.is_empty()).ok_or("empty CSV")?.split(',').collect();
+    let mut rows = vec![];
+    for (i, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
+        rows.push(R::read(&Record { header: &header, fields: line.split(',').collect(), line: i + 2 })?);
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chapters::plateau::rows::{MetricRow, Snapshot};
+    use crate::config::{Preset, RunConfig};
 
     fn row(step: usize) -> MetricRow {
         MetricRow {
@@ -221,20 +181,25 @@ mod tests {
 
     #[test]
     fn csv_has_the_contract_columns_in_order() {
-        let mut h: History = History::default();
+        let mut h: History<MetricRow, Snapshot> = History::default();
         h.push_row(row(0));
-        let csv = h.to_csv(2);
+        let mut cfg = RunConfig::preset(Preset::Interactive);
+        cfg.n = 2;
+        let csv = to_csv(&MetricRow::columns(&cfg), &h.rows);
         let mut lines = csv.lines();
         assert_eq!(
             lines.next().unwrap(),
             "step,loss,output_loss,train_acc,test_acc,first_token_acc,repetition,data_repetition,apm,hidden_cos,test_loss,test_output_loss,mask_c,acc_pos_1,acc_pos_2"
         );
         assert_eq!(lines.next().unwrap(), "0,2.5,2.75,0.125,0.0625,1,0.5,0.058,0.25,0.9,2.5,2.625,1,1,0.5");
+        assert_eq!(from_csv::<MetricRow>(&csv).unwrap(), h.rows, "the CSV reads back exactly");
+        assert_eq!(from_csv::<MetricRow>("step,loss\n0,1\n").unwrap_err(), "missing column output_loss");
+        assert!(from_csv::<MetricRow>("").is_err());
     }
 
     #[test]
     fn snapshots_stay_bounded_and_findable() {
-        let mut h: History = History::default();
+        let mut h: History<MetricRow, Snapshot> = History::default();
         for s in 0..10_000 {
             h.push_snapshot(Snapshot { step: s, seq: 0, attention: vec![], n: 0, hidden_cos: vec![], samples: vec![] });
         }

@@ -3,11 +3,12 @@
 //! initialization against its hand-computed value, and the regularizer's effect.
 
 use plateau::backend::cpu_device;
-use plateau::chapter2::{self, AnchorTrainer};
-use plateau::chapter3::{self, SyntaxTrainer};
+use plateau::chapters::anchors::{self, AnchorTrainer};
+use plateau::chapters::syntax::{self, SyntaxTrainer};
 use plateau::config::{ModelKind, Preset, RunConfig, Task};
 use plateau::run::Run;
-use plateau::train::{block_on, Status};
+use plateau::tensor::block_on;
+use plateau::train::Status;
 
 fn anchors(steps: usize) -> RunConfig {
     let mut cfg = RunConfig::defaults(Task::Anchors, Preset::Interactive);
@@ -80,7 +81,7 @@ fn anchors_loss_starts_at_ln_100_under_small_init() {
         assert_eq!(snap.pca.len(), 80);
         assert!((snap.cosine[0] - 1.0).abs() < 1e-5, "a token's cosine with itself is 1");
         assert_eq!(snap.attention.is_empty(), model == ModelKind::EmbMlp);
-        let emb = chapter2::embeddings_csv(&t.history.snapshots);
+        let emb = anchors::embeddings_csv(&t.history.snapshots);
         assert_eq!(emb.lines().count(), 1 + 88);
     }
 }
@@ -108,7 +109,7 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
     // The paper's init (N(0, 0.02²)) leaves the logits near 0: after the final LayerNorm
     // |h| ≈ √64 = 8, so the logits have std ≈ 8 · 0.02 = 0.16 and the loss is ≈ ln 65 = 4.174 plus
     // σ²/2 ≈ 0.013, give or take the sampling noise of ~25 masked positions (≈ 0.16/5 per batch).
-    let ln_v = (plateau::data::grammar::vocab_size() as f64).ln();
+    let ln_v = (plateau::chapters::syntax::data::vocab_size() as f64).ln();
     for v in [r.loss, r.heldout_loss] {
         assert!(v > ln_v - 0.1 && v < ln_v + 0.15, "{v} vs ln 65 = {ln_v}");
     }
@@ -120,14 +121,14 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
     assert!(r.agreement_logodds.abs() < 0.1, "log-odds at init {}", r.agreement_logodds);
     assert!((r.verb_number_loss - 2f64.ln()).abs() < 0.05, "number part at init {}", r.verb_number_loss);
     assert!((0.0..=1.0).contains(&r.uas_nonadjacent) && r.offset_uas_nonadjacent > 0.0);
-    let csv = chapter3::to_csv(&t.history.rows);
+    let csv = syntax::to_csv(&t.history.rows);
     assert!(csv.starts_with("step,loss,heldout_loss,uas,agreement_acc,sas_reg"), "{csv}");
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(",verb_loss,uas_nonadjacent,offset_uas_nonadjacent,agreement_logodds,verb_number_loss"),
         "the issue's columns after the existing ones: {header}"
     );
-    assert_eq!(chapter3::from_csv(&csv).unwrap(), t.history.rows, "the CSV reads back exactly");
+    assert_eq!(syntax::from_csv(&csv).unwrap(), t.history.rows, "the CSV reads back exactly");
     let snap = &t.history.snapshots[0];
     let n = snap.words.len();
     assert_eq!(snap.attention.len(), snap.layers * snap.n_heads * n * n);
@@ -140,23 +141,23 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
 
 #[test]
 fn verb_items_are_fixed_far_subject_sentences_with_only_the_verb_masked() {
-    let items = chapter3::verb_items(0);
-    assert_eq!(items.len(), chapter3::VERB_ITEMS);
-    assert_eq!(items, chapter3::verb_items(0), "drawn from the seed alone");
-    assert_ne!(items, chapter3::verb_items(1));
+    let items = syntax::verb_items(0);
+    assert_eq!(items.len(), syntax::VERB_ITEMS);
+    assert_eq!(items, syntax::verb_items(0), "drawn from the seed alone");
+    assert_ne!(items, syntax::verb_items(1));
     for it in &items {
-        assert!(it.verb_pos >= it.subject_pos + chapter3::VERB_MIN_DISTANCE);
-        assert_eq!(it.tokens.iter().filter(|&&w| w == plateau::data::grammar::MASK).count(), 1);
-        assert_eq!(it.tokens[it.verb_pos], plateau::data::grammar::MASK);
+        assert!(it.verb_pos >= it.subject_pos + syntax::VERB_MIN_DISTANCE);
+        assert_eq!(it.tokens.iter().filter(|&&w| w == plateau::chapters::syntax::data::MASK).count(), 1);
+        assert_eq!(it.tokens[it.verb_pos], plateau::chapters::syntax::data::MASK);
     }
 }
 
 #[test]
 fn every_snapshot_shows_the_same_sentence_with_words_between_subject_and_verb() {
     let cfg = syntax(4);
-    let show = chapter3::showcase_sentence(cfg.seed);
-    assert_eq!(show, chapter3::showcase_sentence(cfg.seed), "drawn from the seed alone");
-    assert_ne!(show, chapter3::showcase_sentence(cfg.seed + 1), "another seed, another sentence");
+    let show = syntax::showcase_sentence(cfg.seed);
+    assert_eq!(show, syntax::showcase_sentence(cfg.seed), "drawn from the seed alone");
+    assert_ne!(show, syntax::showcase_sentence(cfg.seed + 1), "another seed, another sentence");
     assert!(
         show.root >= show.subject + 3 && show.len() <= 12,
         "{} (subject {}, verb {})",
@@ -209,7 +210,7 @@ fn lambda_window_is_half_open() {
     cfg.lambda_from = 5;
     cfg.lambda_until = 10;
     let t = SyntaxTrainer::new(cfg, &cpu_device()).unwrap();
-    assert_eq!([4, 5, 9, 10].map(|s| t.lambda_at(s)), [0.0, 0.1, 0.1, 0.0]);
+    assert_eq!([4, 5, 9, 10].map(|s| syntax::lambda_at(t.config(), s)), [0.0, 0.1, 0.1, 0.0]);
 }
 
 #[test]
@@ -232,7 +233,7 @@ fn switching_experiment_loads_that_chapters_defaults() {
 /// probes), while at γ = 0.3 the model has not even fitted the seen pairs by step 800.
 #[test]
 fn small_init_answers_the_held_out_pair_inferentially_and_large_init_does_not() {
-    use plateau::report23::Answer;
+    use plateau::chapters::anchors::summary::Answer;
     let answer = |gamma: f64| {
         let mut cfg = RunConfig::defaults(Task::Anchors, Preset::Interactive);
         (cfg.d_model, cfg.d_ff, cfg.gamma, cfg.seed) = (32, 128, gamma, 0);

@@ -61,9 +61,15 @@ fn cli_rows_equal_the_engine_rows() {
         plateau(&["run", "--steps", "8", "--eval-every", "4", "--quiet", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let cfg = plateau::config::RunConfig { steps: 8, eval_every: 4, ..Default::default() };
-    let mut t = plateau::train::Trainer::new(cfg.clone(), &plateau::backend::cpu_device()).unwrap();
-    while plateau::train::block_on(t.advance()) == plateau::train::Status::Running {}
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), t.history.to_csv(cfg.n));
+    let mut t = plateau::chapters::plateau::PlateauTrainer::new(cfg.clone(), &plateau::backend::cpu_device()).unwrap();
+    while plateau::tensor::block_on(t.advance()) == plateau::train::Status::Running {}
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        plateau::history::to_csv(
+            &<plateau::chapters::plateau::MetricRow as plateau::history::Row>::columns(&cfg),
+            &t.history.rows
+        )
+    );
 }
 
 /// The flags that give a golden run's config (`tests/common`), from its non-default pairs.

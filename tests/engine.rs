@@ -3,12 +3,13 @@
 //! rows shared with the browser test.
 
 use plateau::backend::cpu_device;
+use plateau::chapters::plateau::data as mws;
+use plateau::chapters::plateau::{self as ch1, greedy_decode, PlateauTrainer as Trainer};
 use plateau::config::{Preset, RunConfig, Task};
-use plateau::data::mws;
-use plateau::metrics::plateau as m;
 use plateau::model::init::Init;
 use plateau::rng::{stream, Stream};
-use plateau::train::{block_on, greedy_decode, int_tensor, read_f32, Status, Trainer};
+use plateau::tensor::{block_on, int_tensor, read_f32};
+use plateau::train::Status;
 
 mod common;
 
@@ -48,8 +49,8 @@ fn a_run_resumed_from_a_checkpoint_computes_the_same_rows() {
     let cp = first.checkpoint().unwrap();
     assert_eq!(cp.state.step, 10);
     // Through the same bytes the CLI writes to disk.
-    let state = plateau::train::CheckpointState::from_bytes(&cp.state.to_bytes()).unwrap();
-    let cp = plateau::train::Checkpoint { state, ..cp };
+    let state = plateau::train::checkpoint::CheckpointState::from_bytes(&cp.state.to_bytes()).unwrap();
+    let cp = plateau::train::checkpoint::Checkpoint { state, ..cp };
     drop(first);
     let mut resumed = Trainer::from_checkpoint(cp, &cpu_device()).unwrap();
     assert_eq!(resumed.step(), 10);
@@ -126,7 +127,7 @@ fn greedy_decoding_matches_growing_prefix_decoding() {
     // by hand with growing prefixes and host-side argmax; causality makes them equal.
     let cfg = RunConfig::preset(Preset::Interactive);
     let device = cpu_device();
-    let model = Trainer::model_config(&cfg).init(Init::Gamma(0.2), 5, &device);
+    let model = ch1::model_config(&cfg).init(Init::Gamma(0.2), 5, &device);
     let held = mws::generate(Task::Mws, cfg.n, 6, &mut stream(9, Stream::Eval, 0));
     let engine = block_on(greedy_decode(&model, &held, None, &device));
     let (n, b) = (cfg.n, held.batch);
@@ -136,7 +137,7 @@ fn greedy_decoding_matches_growing_prefix_decoding() {
         for _ in 0..n {
             let len = seq.len();
             let logits = block_on(read_f32(model.forward(int_tensor(seq.clone(), 1, len, &device), None).logits));
-            let next = m::argmax_last(&logits[(len - 1) * 18..len * 18], 18)[0];
+            let next = plateau::metrics::argmax_rows(&logits[(len - 1) * 18..len * 18], 18)[0];
             seq.push(next);
         }
         by_hand.extend_from_slice(&seq[n + 1..]);

@@ -4,9 +4,11 @@
 //! memory stays flat between step 10 000 and step 100 000.
 
 use plateau::backend::cpu_device;
+use plateau::chapters::plateau::PlateauTrainer as Trainer;
 use plateau::config::{Preset, RunConfig};
 use plateau::history::{MAX_ROWS, MAX_SNAPSHOTS};
-use plateau::train::{block_on, Status, Trainer};
+use plateau::tensor::block_on;
+use plateau::train::Status;
 
 /// Resident set size in KiB, from /proc (Linux).
 fn rss_kib() -> Option<u64> {

@@ -7,11 +7,13 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Device;
 use plateau::backend::cpu_device;
+use plateau::chapters::plateau::data as mws;
+use plateau::chapters::plateau::{cross_entropy, PlateauTrainer as Trainer};
 use plateau::config::{Preset, RunConfig};
-use plateau::data::mws;
 use plateau::model::init::Init;
 use plateau::rng::{stream, Stream};
-use plateau::train::{cross_entropy, int_tensor, read_f32, Status, Trainer};
+use plateau::tensor::{int_tensor, read_f32};
+use plateau::train::Status;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -65,7 +67,7 @@ async fn every_chapters_rows_match_the_native_golden_files() {
 async fn one_step(device: &Device) -> (f32, Vec<f32>) {
     let cfg = tiny();
     let device_ad = device.clone().autodiff();
-    let model = Trainer::model_config(&cfg).init(Init::Paper, 3, &device_ad);
+    let model = ch1::model_config(&cfg).init(Init::Paper, 3, &device_ad);
     let batch = mws::generate(cfg.experiment, cfg.n, cfg.batch, &mut stream(3, Stream::Train, 0));
     let t = 2 * cfg.n;
     let f = model.forward(int_tensor(batch.inputs(), cfg.batch, t, &device_ad), None);

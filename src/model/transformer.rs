@@ -214,7 +214,7 @@ impl Transformer {
         }
         let mut v = Flatten(vec![]);
         self.visit(&mut v);
-        crate::train::read_f32(Tensor::cat(v.0, 0)).await
+        crate::tensor::read_f32(Tensor::cat(v.0, 0)).await
     }
 
     /// The token embedding table `[vocab, d_model]`.

@@ -172,7 +172,8 @@ pub async fn choose_backend(override_: String) -> JsValue {
     to_js(&choose(probe_adapter().await, &override_))
 }
 
-/// The parameter schema for building controls: `[{key, doc, kind, min, max, log, choices, live}]`.
+/// The parameter schema the page builds its controls from: `[{key, doc, kind, min, max, log,
+/// choices, live, control}]`, `control` the page's control ([`crate::config::Control`]) or null.
 #[wasm_bindgen(js_name = paramSchema)]
 pub fn param_schema() -> JsValue {
     #[derive(Serialize)]
@@ -185,6 +186,7 @@ pub fn param_schema() -> JsValue {
         log: bool,
         choices: Vec<&'static str>,
         live: bool,
+        control: Option<crate::config::Control>,
     }
     let rows: Vec<P> = PARAMS
         .iter()
@@ -194,7 +196,7 @@ pub fn param_schema() -> JsValue {
                 crate::config::Kind::Float { min, max, log } => ("float", min, max, log, vec![]),
                 crate::config::Kind::Choice(c) => ("choice", 0.0, 0.0, false, c.to_vec()),
             };
-            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live }
+            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live, control: p.control }
         })
         .collect();
     to_js(&rows)
@@ -300,7 +302,7 @@ impl Session {
     pub fn omega(&self) -> JsValue {
         let inner = self.inner.borrow();
         let cfg = inner.trainer.config();
-        to_js(&crate::data::mws::omega(cfg.experiment, cfg.n))
+        to_js(&crate::chapters::plateau::data::omega(cfg.experiment, cfg.n))
     }
 
     /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever
@@ -393,26 +395,26 @@ pub fn series_summary(label: String, points: JsValue, digits: usize) -> String {
 /// The first recorded step with test accuracy ≥ 0.5 (the drop), or `undefined`.
 #[wasm_bindgen(js_name = dropStep)]
 pub fn drop_step(rows: JsValue) -> Option<usize> {
-    let rows: Vec<crate::history::MetricRow> = serde_wasm_bindgen::from_value(rows).ok()?;
-    crate::report::first_step(&rows, |r| r.test_acc >= crate::report::DROP_ACC)
+    let rows: Vec<crate::chapters::plateau::MetricRow> = serde_wasm_bindgen::from_value(rows).ok()?;
+    crate::chapters::plateau::summary::first_step(&rows, |r| r.test_acc >= crate::chapters::plateau::summary::DROP_ACC)
 }
 
 /// Chapter 3's onsets from its rows: `{structure, drop}`, the steps of the steepest UAS rise and
 /// of the steepest held-out loss fall (each `undefined` when there is none), see
-/// [`crate::metrics::syntax::structure_onset`].
+/// [`crate::chapters::syntax::metrics::structure_onset`].
 #[wasm_bindgen(js_name = syntaxOnsets)]
 pub fn syntax_onsets(rows: JsValue) -> JsValue {
-    let rows: Vec<crate::chapter3::SyntaxRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
-    to_js(&crate::chapter3::onsets(&rows))
+    let rows: Vec<crate::chapters::syntax::SyntaxRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
+    to_js(&crate::chapters::syntax::onsets(&rows))
 }
 
 /// Chapter 2's held-out answer from its rows: `{answer, step}`, the answer of the last row
-/// (`"inferential"`, `"symmetric"` or `"neither"`, [`crate::report23::Answer::of`]) and the step
-/// since which it has held ([`crate::report23::answer_step`]; `undefined` for `"neither"`), or
+/// (`"inferential"`, `"symmetric"` or `"neither"`, [`crate::chapters::anchors::summary::Answer::of`]) and the step
+/// since which it has held ([`crate::chapters::anchors::summary::answer_step`]; `undefined` for `"neither"`), or
 /// `undefined` without rows.
 #[wasm_bindgen(js_name = heldoutAnswer)]
 pub fn heldout_answer(rows: JsValue) -> JsValue {
-    let rows: Vec<crate::chapter2::AnchorRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
+    let rows: Vec<crate::chapters::anchors::AnchorRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
     let Some(last) = rows.last() else { return JsValue::UNDEFINED };
     #[derive(serde::Serialize)]
     struct Verdict {
@@ -420,22 +422,26 @@ pub fn heldout_answer(rows: JsValue) -> JsValue {
         step: Option<usize>,
     }
     to_js(&Verdict {
-        answer: crate::report23::Answer::of(last.acc_inferential, last.acc_symmetric).name(),
-        step: crate::report23::answer_step(&rows),
+        answer: crate::chapters::anchors::summary::Answer::of(last.acc_inferential, last.acc_symmetric).name(),
+        step: crate::chapters::anchors::summary::answer_step(&rows),
     })
 }
 
-/// One line with a run's key numbers from its rows (see [`crate::report23::headline_plateau`]
+/// One line with a run's key numbers from its rows (see [`crate::chapters::plateau::summary::headline_plateau`]
 /// and its siblings), or `undefined` when there are none.
 #[wasm_bindgen(js_name = runHeadline)]
 pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
     use crate::config::Task;
     match Task::parse(&experiment)? {
         Task::Mws | Task::PrefixSum => {
-            crate::report23::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
+            crate::chapters::plateau::summary::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
         }
-        Task::Anchors => crate::report23::headline_anchors(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
-        Task::Syntax => crate::report23::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
+        Task::Anchors => {
+            crate::chapters::anchors::summary::headline_anchors(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
+        }
+        Task::Syntax => {
+            crate::chapters::syntax::summary::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
+        }
     }
 }
 

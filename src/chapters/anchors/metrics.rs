@@ -8,7 +8,7 @@
 //! (no samples, zero variance, NaN in the input, a label outside the vocabulary) comes back as NaN,
 //! or as `None` where the signature says so.
 
-use crate::data::anchors::Subset;
+use crate::chapters::anchors::data::Subset;
 
 /// The logits of the last position, `[batch, seq, vocab]` → `[batch, vocab]`. Returns an empty
 /// vector when `seq` or `vocab` is 0 or `logits.len()` is not a multiple of `seq · vocab`.
@@ -44,27 +44,6 @@ pub fn last_token_ce(logits: &[f32], vocab: usize, labels: &[i64]) -> Vec<f64> {
             }
             let lse = m + z.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
             lse - z[y as usize] as f64
-        })
-        .collect()
-}
-
-/// Index of the largest logit in every row (`[batch, vocab]` → `[batch]`); ties go to the lowest
-/// index, as `torch.argmax` does. NaN entries are skipped; a row with no comparable entry gives −1
-/// (never a label, so it counts as wrong). Empty when `vocab` is 0.
-pub fn argmax_rows(logits: &[f32], vocab: usize) -> Vec<i64> {
-    if vocab == 0 {
-        return Vec::new();
-    }
-    logits
-        .chunks_exact(vocab)
-        .map(|z| {
-            let mut best: Option<usize> = None;
-            for (i, &v) in z.iter().enumerate() {
-                if !v.is_nan() && best.is_none_or(|b| v > z[b]) {
-                    best = Some(i);
-                }
-            }
-            best.map_or(-1, |b| b as i64)
         })
         .collect()
 }
@@ -247,7 +226,7 @@ pub fn prefix_average_closeness(attn: &[f32], batch: usize, t: usize) -> f64 {
 }
 
 /// A two-component principal component analysis.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pca2 {
     /// The centred points projected on the two components, `[n]`.
     pub coords: Vec<[f64; 2]>,
@@ -495,9 +474,6 @@ mod tests {
         // [batch 2, seq 2, vocab 3]
         let l = [0., 1., 2., 5., 4., 3., 9., 9., 9., 1., 7., 7.];
         assert_eq!(last_position_logits(&l, 2, 3), vec![5., 4., 3., 1., 7., 7.]);
-        assert_eq!(argmax_rows(&[5., 4., 3., 1., 7., 7.], 3), vec![0, 1]);
-        assert_eq!(argmax_rows(&[f32::NAN, 1.0, f32::NAN, f32::NAN], 2), vec![1, -1]);
-        assert!(argmax_rows(&[1.0], 0).is_empty());
         assert!(last_position_logits(&l, 5, 3).is_empty());
     }
 

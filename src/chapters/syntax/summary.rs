@@ -1,47 +1,15 @@
-//! Summaries and the generated `REPRODUCTION.md` sections of chapters 2 and 3.
+//! Chapter 3's summaries and generated `REPRODUCTION.md` sections.
 //!
-//! Every number comes from recorded rows; every sentence that compares with a paper is chosen by
+//! Every number comes from recorded rows; every sentence that compares with the paper is chosen by
 //! a rule on those numbers (stated next to it), never typed in for the result.
 
-use crate::chapter2::AnchorRow;
-use crate::chapter3::{self, SyntaxRow};
-
-/// Accuracy at which a subset counts as learned, and at which a held-out answer counts as the
-/// model's answer.
-pub const LEARNED: f64 = 0.5;
-
-/// One line with a chapter 1 run's key numbers (the page's runs table and comparison): the
-/// drop step (test accuracy ≥ 0.5) and the final test accuracy. `None` without rows.
-pub fn headline_plateau(rows: &[crate::history::MetricRow]) -> Option<String> {
-    let last = rows.last()?;
-    let drop = crate::report::first_step(rows, |r| r.test_acc >= crate::report::DROP_ACC);
-    Some(format!(
-        "{} at step {}; test accuracy {:.2}",
-        drop.map_or("no drop yet".to_string(), |d| format!("drop at step {d}")),
-        last.step,
-        last.test_acc
-    ))
-}
-
-/// Chapter 2's line: the most negative key order correlation, the held-out pair's answer and the
-/// subset accuracies.
-pub fn headline_anchors(rows: &[AnchorRow]) -> Option<String> {
-    let last = rows.last()?;
-    let s = summarize_anchors(rows, 0.0, 0, 0.0);
-    Some(format!(
-        "key order correlation {:.2} (most negative); (4,3) answered {} at step {}; memory {:.2}, reasoning {:.2}",
-        s.min_key_corr,
-        heldout_answer(&s).name(),
-        last.step,
-        s.final_acc[0],
-        s.final_acc[1]
-    ))
-}
+use super::rows::SyntaxRow;
+use crate::report::{span, step};
 
 /// Chapter 3's line: the onsets, the agreement accuracy and the subject-arc UAS.
 pub fn headline_syntax(rows: &[SyntaxRow]) -> Option<String> {
     let last = rows.last()?;
-    let o = chapter3::onsets(rows);
+    let o = super::onsets(rows);
     Some(format!(
         "structure onset {}, verb-loss drop {}; agreement {:.2}, non-adjacent UAS {:.2} at step {}",
         step(o.structure),
@@ -50,423 +18,6 @@ pub fn headline_syntax(rows: &[SyntaxRow]) -> Option<String> {
         last.uas_nonadjacent,
         last.step
     ))
-}
-
-/// The key numbers of one chapter 2 run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AnchorSummary {
-    /// Init scale γ.
-    pub gamma: f64,
-    /// Seed.
-    pub seed: u64,
-    /// First evaluated step with memory accuracy ≥ [`LEARNED`].
-    pub memory_step: Option<usize>,
-    /// First evaluated step with seen-pair reasoning accuracy ≥ [`LEARNED`].
-    pub reasoning_step: Option<usize>,
-    /// Final accuracies: memory, reasoning, held-out inferential, held-out symmetric.
-    pub final_acc: [f64; 4],
-    /// Largest inferential and symmetric accuracy on the held-out pair over the run.
-    pub peak_heldout: [f64; 2],
-    /// Most negative key distance–cosine correlation over the run (ordered structure).
-    pub min_key_corr: f64,
-    /// The same at the end.
-    pub final_key_corr: f64,
-    /// Mean pairwise cosine of the reasoning and of the memory anchors at the end.
-    pub anchor_cos: [f64; 2],
-    /// When the held-out answer settled ([`answer_step`]).
-    pub answer_step: Option<usize>,
-    /// Final key-embedding cosine by key distance (1, 2, 3–5, 6–19, ≥ 20).
-    pub key_cos_by_distance: [f64; 5],
-    /// Wall seconds.
-    pub wall_s: f64,
-}
-
-fn first(rows: &[AnchorRow], pred: impl Fn(&AnchorRow) -> bool) -> Option<usize> {
-    rows.iter().find(|r| pred(r)).map(|r| r.step)
-}
-
-/// Summarizes a chapter 2 run.
-pub fn summarize_anchors(rows: &[AnchorRow], gamma: f64, seed: u64, wall_s: f64) -> AnchorSummary {
-    let last = rows.last().expect("a run records at least one row");
-    let fold = |f: fn(&AnchorRow) -> f64, init: f64, pick: fn(f64, f64) -> f64| {
-        rows.iter().map(f).filter(|v| v.is_finite()).fold(init, pick)
-    };
-    AnchorSummary {
-        gamma,
-        seed,
-        memory_step: first(rows, |r| r.acc_memory >= LEARNED),
-        reasoning_step: first(rows, |r| r.acc_reasoning >= LEARNED),
-        final_acc: [last.acc_memory, last.acc_reasoning, last.acc_inferential, last.acc_symmetric],
-        peak_heldout: [fold(|r| r.acc_inferential, 0.0, f64::max), fold(|r| r.acc_symmetric, 0.0, f64::max)],
-        min_key_corr: fold(|r| r.key_order_corr, f64::INFINITY, f64::min),
-        final_key_corr: last.key_order_corr,
-        anchor_cos: [last.reasoning_anchor_cos, last.memory_anchor_cos],
-        answer_step: answer_step(rows),
-        key_cos_by_distance: last.key_cos_by_distance,
-        wall_s,
-    }
-}
-
-/// The held-out pair's answer: whichever of the two answers reaches [`LEARNED`] accuracy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// `key − 10`: the shifts composed (the rule, reasoning).
-    Inferential,
-    /// `key − 6`: the mirror pair's label (memorized).
-    Symmetric,
-    /// Neither answer at ≥ [`LEARNED`].
-    Neither,
-}
-
-impl Answer {
-    /// The answer of one evaluation, from its inferential and symmetric accuracies. The two can
-    /// never both reach 0.5 and differ from each other (the answers are distinct tokens), so the
-    /// rule is unambiguous.
-    pub fn of(inferential: f64, symmetric: f64) -> Answer {
-        if inferential >= LEARNED {
-            Answer::Inferential
-        } else if symmetric >= LEARNED {
-            Answer::Symmetric
-        } else {
-            Answer::Neither
-        }
-    }
-
-    /// `"inferential"`, `"symmetric"` or `"neither"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Answer::Inferential => "inferential",
-            Answer::Symmetric => "symmetric",
-            Answer::Neither => "neither",
-        }
-    }
-}
-
-/// The held-out pair's answer at the end of a run ([`Answer::of`] of the final accuracies).
-pub fn heldout_answer(s: &AnchorSummary) -> Answer {
-    Answer::of(s.final_acc[2], s.final_acc[3])
-}
-
-/// Which subset is learned first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FirstLearned {
-    /// Memory reached [`LEARNED`] at an earlier evaluation (or reasoning never did).
-    Memory,
-    /// Reasoning first (or memory never did, or the task has no memory subset).
-    Reasoning,
-    /// Both at the same evaluation.
-    SameStep,
-    /// Neither within the run.
-    Neither,
-}
-
-impl FirstLearned {
-    /// `"memory"`, `"reasoning"`, `"same step"` or `"neither"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FirstLearned::Memory => "memory",
-            FirstLearned::Reasoning => "reasoning",
-            FirstLearned::SameStep => "same step",
-            FirstLearned::Neither => "neither",
-        }
-    }
-}
-
-/// Which subset is learned first.
-pub fn first_learned(s: &AnchorSummary) -> FirstLearned {
-    match (s.memory_step, s.reasoning_step) {
-        (Some(m), Some(r)) if m < r => FirstLearned::Memory,
-        (Some(m), Some(r)) if r < m => FirstLearned::Reasoning,
-        (Some(_), Some(_)) => FirstLearned::SameStep,
-        (Some(_), None) => FirstLearned::Memory,
-        (None, Some(_)) => FirstLearned::Reasoning,
-        (None, None) => FirstLearned::Neither,
-    }
-}
-
-/// The first evaluated step from which the held-out answer stays what it is at the end, when the
-/// run ends inferential or symmetric (`None` when it ends with neither). This is when the run
-/// "decides" the held-out pair.
-pub fn answer_step(rows: &[AnchorRow]) -> Option<usize> {
-    let last = rows.last()?;
-    let fin = Answer::of(last.acc_inferential, last.acc_symmetric);
-    if fin == Answer::Neither {
-        return None;
-    }
-    let mut at = last.step;
-    for r in rows.iter().rev() {
-        if Answer::of(r.acc_inferential, r.acc_symmetric) != fin {
-            break;
-        }
-        at = r.step;
-    }
-    Some(at)
-}
-
-fn step(s: Option<usize>) -> String {
-    s.map_or("—".into(), |v| v.to_string())
-}
-
-/// The per-run table of chapter 2.
-pub fn anchors_table(runs: &[AnchorSummary]) -> String {
-    let mut t = String::from(
-        "| γ | seed | memory ≥ 0.5 at | reasoning ≥ 0.5 at | final acc memory / reasoning | held-out (4,3): inferential / symmetric (final, peak) | answer | key order corr. (min, final) | anchor cos reasoning / memory | wall s |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    for s in runs {
-        t.push_str(&format!(
-            "| {} | {} | {} | {} | {:.2} / {:.2} | {:.2} / {:.2} ({:.2} / {:.2}) | {} | {:.2}, {:.2} | {:.2} / {:.2} | {:.0} |\n",
-            s.gamma,
-            s.seed,
-            step(s.memory_step),
-            step(s.reasoning_step),
-            s.final_acc[0],
-            s.final_acc[1],
-            s.final_acc[2],
-            s.final_acc[3],
-            s.peak_heldout[0],
-            s.peak_heldout[1],
-            heldout_answer(s).name(),
-            s.min_key_corr,
-            s.final_key_corr,
-            s.anchor_cos[0],
-            s.anchor_cos[1],
-            s.wall_s
-        ));
-    }
-    t
-}
-
-/// Per γ: the answers, which subset came first, the mean most-negative key correlation; then
-/// the comparison with Yao et al., each verdict computed from these numbers.
-pub fn anchors_comparison(runs: &[AnchorSummary]) -> String {
-    let mut gammas: Vec<f64> = runs.iter().map(|s| s.gamma).collect();
-    gammas.sort_by(f64::total_cmp);
-    gammas.dedup();
-    let mut out = String::new();
-    let mut per = vec![];
-    for &g in &gammas {
-        let rs: Vec<&AnchorSummary> = runs.iter().filter(|s| s.gamma == g).collect();
-        let count = |f: &dyn Fn(&AnchorSummary) -> bool| rs.iter().filter(|s| f(s)).count();
-        let inf = count(&|s| heldout_answer(s) == Answer::Inferential);
-        let sym = count(&|s| heldout_answer(s) == Answer::Symmetric);
-        let mem_first = count(&|s| first_learned(s) == FirstLearned::Memory);
-        let rea_first = count(&|s| first_learned(s) == FirstLearned::Reasoning);
-        let corr = rs.iter().map(|s| s.min_key_corr).sum::<f64>() / rs.len() as f64;
-        let has_memory = rs.iter().any(|s| s.final_acc[0].is_finite());
-        let first = if has_memory {
-            format!(" memory learned first in {mem_first}, reasoning first in {rea_first};")
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(
-            "- γ = {g}: held-out pair answered inferentially in {inf} of {n} runs, symmetrically in {sym};{first} \
-             mean most-negative key order correlation {corr:.2}.\n",
-            n = rs.len()
-        ));
-        per.push((g, inf, sym, rea_first, rs.len(), corr, has_memory));
-    }
-    out.push_str("\nAgainst the paper (each verdict is computed from the lines above):\n\n");
-    if let (Some(lo), Some(hi)) = (per.first(), per.last()) {
-        let verdict = |ok: bool| if ok { "matches" } else { "differs" };
-        out.push_str(&format!(
-            "- *Small init (largest γ = {}) answers the held-out pair inferentially; large init (γ = {}) does not.* \
-             Here: {} of {} inferential at γ = {}, {} of {} at γ = {} — {}.\n",
-            hi.0,
-            lo.0,
-            hi.1,
-            hi.4,
-            hi.0,
-            lo.1,
-            lo.4,
-            lo.0,
-            verdict(2 * hi.1 > hi.4 && lo.1 == 0)
-        ));
-        out.push_str(&format!(
-            "- *Large init memorizes: it answers with the mirror pair's label (symmetric).* Here at γ = {}: {} of {} \
-             symmetric — {}.\n",
-            lo.0,
-            lo.2,
-            lo.4,
-            verdict(2 * lo.2 > lo.4)
-        ));
-        if per.iter().any(|p| p.6) {
-            out.push_str(&format!(
-                "- *At small init the reasoning subset is learned before the memory subset.* Here at γ = {}: reasoning \
-                 first in {} of {} — {}.\n",
-                hi.0,
-                hi.3,
-                hi.4,
-                verdict(2 * hi.3 > hi.4)
-            ));
-        }
-        out.push_str(&format!(
-            "- *Small init gives key embeddings an ordered structure (neighbouring keys similar).* Here the mean most-negative \
-             key distance–cosine correlation is {:.2} at γ = {} and {:.2} at γ = {} — {}.\n",
-            hi.5,
-            hi.0,
-            lo.5,
-            lo.0,
-            verdict(hi.5 < lo.5 - 0.1)
-        ));
-    }
-    out
-}
-
-/// The page's "what the measured runs show" paragraph for chapter 2 (HTML: text, `<strong>`,
-/// `<em>`), generated from the same runs as the `REPRODUCTION.md` section, which quotes it: per
-/// γ (smallest init first), how many runs answer the held-out pair inferentially, symmetrically or
-/// with neither, the median step the answer settled at, the final seen-pair accuracy and the
-/// most negative key order correlation.
-pub fn anchors_page_paragraph(runs: &[AnchorSummary]) -> String {
-    let mut gammas: Vec<f64> = runs.iter().map(|s| s.gamma).collect();
-    gammas.sort_by(|a, b| b.total_cmp(a));
-    gammas.dedup();
-    let mut parts = vec![];
-    for &g in &gammas {
-        let rs: Vec<&AnchorSummary> = runs.iter().filter(|s| s.gamma == g).collect();
-        let n = rs.len();
-        let count = |a: Answer| rs.iter().filter(|s| heldout_answer(s) == a).count();
-        let mut settled: Vec<usize> = rs.iter().filter_map(|s| s.answer_step).collect();
-        settled.sort_unstable();
-        let seen_min = rs.iter().map(|s| s.final_acc[1]).fold(f64::INFINITY, f64::min);
-        let seen_max = rs.iter().map(|s| s.final_acc[1]).fold(f64::NEG_INFINITY, f64::max);
-        let corr = rs.iter().map(|s| s.min_key_corr).sum::<f64>() / n as f64;
-        let init = if Some(&g) == gammas.first() {
-            "small init"
-        } else if Some(&g) == gammas.last() {
-            "large init"
-        } else {
-            "middle"
-        };
-        parts.push(format!(
-            "at γ = {g} ({init}) the held-out pair is answered inferentially in {} of {n} runs, symmetrically in {}, \
-             with neither in {}{}; the seen pairs end at accuracy {:.2}–{:.2}{} and the key order correlation reaches {:.2}",
-            count(Answer::Inferential),
-            count(Answer::Symmetric),
-            count(Answer::Neither),
-            if settled.is_empty() {
-                String::new()
-            } else {
-                format!(" (the answer settles by step {} at the median)", settled[settled.len() / 2])
-            },
-            seen_min,
-            seen_max,
-            if seen_max < LEARNED { " (not yet learned within the run)" } else { "" },
-            corr
-        ));
-    }
-    format!("<strong>What the measured runs show</strong> (in REPRODUCTION.md): {}.", parts.join("; "))
-}
-
-/// One configuration of the chapter 2 ablation at one γ: its runs, one per seed.
-#[derive(Clone, Debug)]
-pub struct AblationCell {
-    /// Short name of the factor changed.
-    pub factor: String,
-    /// What differs from the reconstruction, as `key value` pairs.
-    pub change: String,
-    /// Init scale γ.
-    pub gamma: f64,
-    /// Steps each run trained.
-    pub steps: usize,
-    /// One summary per seed.
-    pub runs: Vec<AnchorSummary>,
-}
-
-/// The ablation table: one line per (configuration, γ), each seed's held-out answer with its
-/// final inferential / symmetric accuracies and the step it settled at, which subset each seed
-/// learned first, the final seen-pair accuracy, and the mean most-negative key order correlation.
-pub fn ablation_table(cells: &[AblationCell]) -> String {
-    let mut t = String::from(
-        "| factor | change from the reconstruction | γ | steps | held-out (4,3) per seed: answer (inferential / symmetric), settled at | inferential | learned first per seed | seen-pair acc. per seed | mean min key corr. |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
-    );
-    for c in cells {
-        let answers: Vec<String> = c
-            .runs
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} ({:.2} / {:.2}){}",
-                    heldout_answer(s).name(),
-                    s.final_acc[2],
-                    s.final_acc[3],
-                    s.answer_step.map_or(String::new(), |v| format!(", {v}"))
-                )
-            })
-            .collect();
-        let inf = c.runs.iter().filter(|s| heldout_answer(s) == Answer::Inferential).count();
-        let first: Vec<&str> = c.runs.iter().map(|s| first_learned(s).name()).collect();
-        let seen: Vec<String> = c.runs.iter().map(|s| format!("{:.2}", s.final_acc[1])).collect();
-        let corr = c.runs.iter().map(|s| s.min_key_corr).sum::<f64>() / c.runs.len().max(1) as f64;
-        t.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} of {} | {} | {} | {:.2} |\n",
-            c.factor,
-            c.change,
-            c.gamma,
-            c.steps,
-            answers.join("; "),
-            inf,
-            c.runs.len(),
-            first.join(", "),
-            seen.join(", "),
-            corr
-        ));
-    }
-    t
-}
-
-/// What the ablation shows, each sentence chosen by a rule on the cells (rules in brackets):
-/// for every configuration, whether it shows the paper's direction [at the largest γ at least
-/// half the seeds inferential, at the smallest none], and which configurations learn the memory
-/// subset before the reasoning one.
-pub fn ablation_findings(cells: &[AblationCell]) -> String {
-    let mut factors: Vec<&str> = vec![];
-    for c in cells {
-        if !factors.contains(&c.factor.as_str()) {
-            factors.push(&c.factor);
-        }
-    }
-    let mut out = String::new();
-    for f in factors {
-        let mut at: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == f).collect();
-        at.sort_by(|a, b| a.gamma.total_cmp(&b.gamma));
-        let (lo, hi) = (at[0], at[at.len() - 1]);
-        let count = |c: &AblationCell, a: Answer| c.runs.iter().filter(|s| heldout_answer(s) == a).count();
-        let direction =
-            at.len() > 1 && 2 * count(hi, Answer::Inferential) >= hi.runs.len() && count(lo, Answer::Inferential) == 0;
-        let mem_first: usize =
-            at.iter().map(|c| c.runs.iter().filter(|s| first_learned(s) == FirstLearned::Memory).count()).sum();
-        let rea_first: usize =
-            at.iter().map(|c| c.runs.iter().filter(|s| first_learned(s) == FirstLearned::Reasoning).count()).sum();
-        let has_memory = at.iter().flat_map(|c| &c.runs).any(|s| s.memory_step.is_some() || s.final_acc[0].is_finite());
-        let memory_note = if has_memory {
-            format!(" Memory learned first in {mem_first} run(s), reasoning first in {rea_first}.")
-        } else {
-            String::new()
-        };
-        let tally = |c: &AblationCell| {
-            format!(
-                "γ = {}: {} of {} inferential, {} symmetric",
-                c.gamma,
-                count(c, Answer::Inferential),
-                c.runs.len(),
-                count(c, Answer::Symmetric)
-            )
-        };
-        if at.len() > 1 {
-            out.push_str(&format!(
-                "- **{f}**: {}; {} — {}.{memory_note}\n",
-                tally(hi),
-                tally(lo),
-                if direction { "the paper's direction" } else { "not the paper's direction" },
-            ));
-        } else {
-            out.push_str(&format!("- **{f}**: {} (no other γ run yet).{memory_note}\n", tally(hi)));
-        }
-    }
-    out
 }
 
 /// The key numbers of one chapter 3 run.
@@ -480,7 +31,7 @@ pub struct SyntaxSummary {
     pub seed: u64,
     /// Evaluation cadence of the run (the coincidence rule counts two evaluations).
     pub eval_every: usize,
-    /// The plateau of `verb_loss` that ends in its drop ([`crate::metrics::syntax::plateau_end`]):
+    /// The plateau of `verb_loss` that ends in its drop ([`crate::chapters::syntax::metrics::plateau_end`]):
     /// first and last step.
     pub verb_plateau: Option<(usize, usize)>,
     /// The loss drop: `verb_loss` leaves its plateau ([`chapter3::Onsets::drop`]).
@@ -496,7 +47,7 @@ pub struct SyntaxSummary {
     /// First evaluated step at which the non-adjacent UAS is more than 0.05 above its best
     /// fixed-offset guess (a syntactic head by [`SyntaxSummary::syntactic`]'s rule).
     pub syntactic_step: Option<usize>,
-    /// Noise σ̂ of the `verb_loss` curve ([`crate::metrics::syntax::jitter`]).
+    /// Noise σ̂ of the `verb_loss` curve ([`crate::chapters::syntax::metrics::jitter`]).
     pub verb_noise: f64,
     /// Largest all-arc UAS over the run.
     pub max_uas: f64,
@@ -541,11 +92,11 @@ pub fn summarize_syntax(
     seed: u64,
     wall_s: f64,
 ) -> SyntaxSummary {
-    use crate::metrics::syntax as m;
+    use crate::chapters::syntax::metrics as m;
     let last = rows.last().expect("a run records at least one row");
     let tail = &rows[rows.len().saturating_sub(5)..];
     let mean = |f: fn(&SyntaxRow) -> f64| tail.iter().map(f).sum::<f64>() / tail.len() as f64;
-    let o = chapter3::onsets(rows);
+    let o = super::onsets(rows);
     let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
     let verb: Vec<f64> = rows.iter().map(|r| r.verb_loss).collect();
     let plateau = m::plateau_end(&steps, &verb, false, m::PLATEAU_RULE);
@@ -573,10 +124,6 @@ pub fn summarize_syntax(
         agreement_step: rows.iter().find(|r| r.agreement_acc >= 0.9).map(|r| r.step),
         wall_s,
     }
-}
-
-fn span(p: Option<(usize, usize)>) -> String {
-    p.map_or("—".to_string(), |(a, b)| format!("{a}–{b}"))
 }
 
 /// The per-run table of chapter 3.
@@ -888,92 +435,6 @@ pub fn syntax_comparison(runs: &[SyntaxSummary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(step: usize, mem: f64, rea: f64, inf: f64, sym: f64, corr: f64) -> AnchorRow {
-        AnchorRow {
-            step,
-            loss: 1.0,
-            loss_memory: 1.0,
-            loss_reasoning: 1.0,
-            loss_heldout: 1.0,
-            acc_memory: mem,
-            acc_reasoning: rea,
-            acc_heldout: inf,
-            acc_inferential: inf,
-            acc_symmetric: sym,
-            train_acc: 0.0,
-            key_order_corr: corr,
-            reasoning_anchor_cos: 0.1,
-            memory_anchor_cos: 0.2,
-            prefix_avg: f64::NAN,
-            key_cos_by_distance: [f64::NAN; 5],
-        }
-    }
-
-    #[test]
-    fn anchor_summary_reads_first_steps_answers_and_extremes() {
-        let rows =
-            [row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.6, 0.1, 0.1, 0.3, -0.4), row(20, 1.0, 0.7, 0.2, 0.8, -0.2)];
-        let s = summarize_anchors(&rows, 0.8, 1, 2.0);
-        assert_eq!((s.memory_step, s.reasoning_step), (Some(10), Some(20)));
-        assert_eq!(first_learned(&s), FirstLearned::Memory);
-        assert_eq!(heldout_answer(&s), Answer::Symmetric);
-        assert_eq!(s.min_key_corr, -0.4);
-        assert_eq!(s.final_key_corr, -0.2);
-        assert_eq!(s.peak_heldout, [0.2, 0.8]);
-        let c = anchors_comparison(&[s.clone(), AnchorSummary { gamma: 0.3, min_key_corr: 0.0, ..s }]);
-        assert!(c.contains("γ = 0.8: held-out pair answered inferentially in 0 of 1 runs, symmetrically in 1"), "{c}");
-        assert!(c.contains("-0.40 at γ = 0.8 and 0.00 at γ = 0.3 — matches"), "{c}");
-        assert!(c.contains("reasoning first in 0 of 1 — differs"), "{c}");
-    }
-
-    #[test]
-    fn answer_step_is_where_the_final_answer_starts_to_hold() {
-        // inferential at 20, symmetric at 30, inferential from 40 on → settles at 40.
-        let rows = [
-            row(0, 0.0, 0.0, 0.0, 0.0, 0.0),
-            row(10, 0.0, 0.3, 0.4, 0.1, 0.0),
-            row(20, 0.0, 0.6, 0.6, 0.1, 0.0),
-            row(30, 0.0, 0.9, 0.2, 0.7, 0.0),
-            row(40, 0.0, 1.0, 0.5, 0.4, 0.0),
-            row(50, 0.0, 1.0, 0.8, 0.1, 0.0),
-        ];
-        assert_eq!(answer_step(&rows), Some(40));
-        assert_eq!(answer_step(&rows[..4]), Some(30), "symmetric from 30");
-        assert_eq!(answer_step(&rows[..2]), None, "neither at the end");
-        assert_eq!(answer_step(&[]), None);
-        assert_eq!(Answer::of(0.5, 0.0), Answer::Inferential, "0.5 counts");
-        assert_eq!(Answer::of(0.49, 0.5), Answer::Symmetric);
-        assert_eq!(Answer::of(f64::NAN, f64::NAN), Answer::Neither);
-    }
-
-    #[test]
-    fn ablation_table_and_findings_count_answers_per_configuration() {
-        let inf = summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(25, 0.0, 1.0, 0.7, 0.2, -0.5)], 0.8, 0, 1.0);
-        let sym = summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(25, 0.0, 1.0, 0.1, 0.9, -0.1)], 0.3, 0, 1.0);
-        let cell = |factor: &str, gamma: f64, runs: Vec<AnchorSummary>| AblationCell {
-            factor: factor.into(),
-            change: "`batch 512`".into(),
-            gamma,
-            steps: 25,
-            runs,
-        };
-        let cells = [
-            cell("batch 512", 0.3, vec![sym.clone(), sym.clone()]),
-            cell("batch 512", 0.8, vec![inf.clone(), sym.clone()]),
-            cell("base", 0.3, vec![sym.clone()]),
-            cell("base", 0.8, vec![sym.clone()]),
-        ];
-        let t = ablation_table(&cells);
-        assert!(t.contains("| batch 512 | `batch 512` | 0.8 | 25 | inferential (0.70 / 0.20), 25; symmetric (0.10 / 0.90), 25 | 1 of 2 |"), "{t}");
-        let f = ablation_findings(&cells);
-        assert!(f.contains("**batch 512**: γ = 0.8: 1 of 2 inferential, 1 symmetric; γ = 0.3: 0 of 2 inferential, 2 symmetric — the paper's direction."), "{f}");
-        assert!(f.contains("**base**: γ = 0.8: 0 of 1 inferential, 1 symmetric; γ = 0.3: 0 of 1 inferential, 1 symmetric — not the paper's direction."), "{f}");
-        let p = anchors_page_paragraph(&[inf.clone(), sym.clone()]);
-        assert!(p.starts_with("<strong>What the measured runs show</strong> (in REPRODUCTION.md): at γ = 0.8"), "{p}");
-        assert!(p.contains("at γ = 0.8 (small init) the held-out pair is answered inferentially in 1 of 1 runs, symmetrically in 0, with neither in 0 (the answer settles by step 25 at the median)"), "{p}");
-        assert!(p.contains("at γ = 0.3 (large init) the held-out pair is answered inferentially in 0 of 1 runs, symmetrically in 1"), "{p}");
-    }
 
     fn srow(step: usize, verb: f64, uas: f64, agree: f64) -> SyntaxRow {
         SyntaxRow {

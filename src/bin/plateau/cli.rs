@@ -22,10 +22,13 @@
 //! Every experiment flag is a key of the config schema (`plateau params` lists them with their
 //! ranges); a bad flag or value prints a message naming it and exits with status 2.
 
-use crate::backend::{self, BackendKind};
-use crate::config::{describe, Preset, RunConfig, PARAMS};
-use crate::run::Run;
-use crate::train::{block_on, Status, Trainer};
+use plateau::backend::{self, BackendKind};
+use plateau::chapters::plateau::{MetricRow, PlateauTrainer};
+use plateau::config::{describe, Preset, RunConfig, PARAMS};
+use plateau::history::Row;
+use plateau::run::Run;
+use plateau::tensor::block_on;
+use plateau::train::{Chapter, Status, Trainer};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -201,7 +204,7 @@ pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, Cli
         cfg = RunConfig::preset(Preset::parse(p).ok_or_else(|| {
             CliError(format!(
                 "invalid value {p:?} for '--preset': allowed {}",
-                describe(crate::config::spec("preset").unwrap().kind)
+                describe(plateau::config::spec("preset").unwrap().kind)
             ))
         })?);
     }
@@ -211,7 +214,7 @@ pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, Cli
         if k == "preset" {
             continue;
         }
-        if crate::config::spec(&k).is_some() {
+        if plateau::config::spec(&k).is_some() {
             keys.push((k, v));
         } else if allowed_extra.contains(&k.as_str()) {
             extra.push((k, v));
@@ -241,17 +244,8 @@ impl Flags {
     }
 }
 
-/// Trains one run to the end, with a progress bar on stderr unless `quiet`. Returns the trainer
-/// (its history) and the wall time in seconds.
-pub fn train(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Trainer, f64), CliError> {
-    let (run, secs) = train_any(cfg, kind, quiet, label)?;
-    match run {
-        Run::Plateau(t) => Ok((*t, secs)),
-        _ => Err(CliError("this command runs chapter 1 experiments only (mws, prefix-sum)".into())),
-    }
-}
-
-/// [`train`] for any chapter.
+/// Trains one run of any chapter to the end, with a progress bar on stderr unless `quiet`.
+/// Returns the run (its history) and the wall time in seconds.
 pub fn train_any(cfg: RunConfig, kind: BackendKind, quiet: bool, label: &str) -> Result<(Run, f64), CliError> {
     let mut run = Run::new(cfg, &backend::device(kind))?;
     let secs = drive(&mut run, quiet, label, &mut |_| Ok(true))?;
@@ -330,7 +324,7 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
     let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings", "max-memory"])?;
     let out = flags.get("out").ok_or_else(|| CliError("run needs --out FILE.csv".into()))?.to_string();
     let embeddings = flags.get("embeddings").map(str::to_string);
-    if embeddings.is_some() && flags.cfg.experiment != crate::config::Task::Anchors {
+    if embeddings.is_some() && flags.cfg.experiment != plateau::config::Task::Anchors {
         return Err(CliError("--embeddings is for --experiment anchors (chapter 2)".into()));
     }
     let kind = flags.backend()?;
@@ -348,7 +342,7 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from((128 + stop_signal()) as u8));
     }
     if let (Some(path), Run::Anchors(t)) = (&embeddings, &run) {
-        std::fs::write(path, crate::chapter2::embeddings_csv(&t.history.snapshots))
+        std::fs::write(path, plateau::chapters::anchors::embeddings_csv(&t.history.snapshots))
             .map_err(|e| CliError(format!("cannot write {path}: {e}")))?;
         eprintln!("{} embedding snapshots → {path}", t.history.snapshots.len());
     }
@@ -608,7 +602,7 @@ pub fn main() -> ExitCode {
 /// `plateau reproduce`: the paper's c sweep over seeds; writes one CSV per run and rewrites this
 /// preset's section of `REPRODUCTION.md` from the recorded numbers.
 fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
-    use crate::report;
+    use plateau::chapters::plateau::summary as report;
     let flags = parse_flags(
         args,
         &[
@@ -636,7 +630,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         ],
     )?;
     apply_max_memory(&flags)?;
-    if matches!(flags.cfg.experiment, crate::config::Task::Anchors | crate::config::Task::Syntax) {
+    if matches!(flags.cfg.experiment, plateau::config::Task::Anchors | plateau::config::Task::Syntax) {
         // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
         // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
         if let Some(f) =
@@ -648,8 +642,8 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         }
     }
     match flags.cfg.experiment {
-        crate::config::Task::Anchors => return reproduce_anchors(&flags, args),
-        crate::config::Task::Syntax => return reproduce_syntax(&flags, args),
+        plateau::config::Task::Anchors => return reproduce_anchors(&flags, args),
+        plateau::config::Task::Syntax => return reproduce_syntax(&flags, args),
         _ => {}
     }
     let seeds = seed_list(&flags, "0,1,2")?;
@@ -722,7 +716,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                     eprintln!("{label}: continuing from the checkpoint in {ckpt_dir} at step {} (--resume)", t.step());
                     (t, wall)
                 }
-                None => (Trainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
+                None => (PlateauTrainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
             };
             let mut run = Run::Plateau(Box::new(trainer));
             let run_start = Instant::now();
@@ -746,7 +740,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                 missing.push(format!("c = {c} seed {seed} (checkpointed at step {} of {})", run.step(), cfg.steps));
                 continue;
             }
-            std::fs::write(&path, run.history.to_csv(cfg.n))?;
+            std::fs::write(&path, plateau::history::to_csv(&MetricRow::columns(&cfg), &run.history.rows))?;
             if let Status::Diverged(msg) = run.status() {
                 // Kept for inspection, recorded as diverged: never reused as finished (`finished_run`
                 // skips it, so `--resume` trains it again) and reported below, exit status 3.
@@ -811,7 +805,7 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             String::new()
         },
         report::table(&summaries),
-        report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == crate::config::Task::Mws),
+        report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == plateau::config::Task::Mws),
     );
     let body = if missing.is_empty() {
         body
@@ -835,7 +829,11 @@ fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
 
 /// The summary of a finished run recorded in `meta_path` (written after each run of
 /// `reproduce`), if it was made with exactly `cfg` on `kind`.
-fn finished_run(meta_path: &str, cfg: &RunConfig, kind: BackendKind) -> Option<crate::report::RunSummary> {
+fn finished_run(
+    meta_path: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+) -> Option<plateau::chapters::plateau::summary::RunSummary> {
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta_path).ok()?).ok()?;
     let same_cfg = serde_json::from_value::<RunConfig>(meta["config"].clone()).ok()? == *cfg;
     let same_backend = meta["backend"].as_str()? == kind.name();
@@ -853,10 +851,10 @@ fn count_flag(flags: &Flags, key: &str, default: usize) -> Result<usize, CliErro
     }
 }
 
-/// Writes `t`'s [`Checkpoint`](crate::train::Checkpoint) to the directory `dir` (`model.bpk`,
+/// Writes `t`'s [`Checkpoint`](plateau::train::checkpoint::Checkpoint) to the directory `dir` (`model.bpk`,
 /// `optimizer.bpk`, `state.cbor`, and `run.json` with the backend and the wall seconds so far),
 /// replacing the previous one only once the new one is complete.
-fn save_checkpoint(dir: &str, t: &Trainer, kind: BackendKind, wall_s: f64) -> Result<(), CliError> {
+fn save_checkpoint<C: Chapter>(dir: &str, t: &Trainer<C>, kind: BackendKind, wall_s: f64) -> Result<(), CliError> {
     let cp = t.checkpoint().map_err(CliError)?;
     let tmp = format!("{dir}.tmp");
     let _ = std::fs::remove_dir_all(&tmp);
@@ -876,12 +874,12 @@ fn save_checkpoint(dir: &str, t: &Trainer, kind: BackendKind, wall_s: f64) -> Re
 /// The run checkpointed in `dir` and its wall seconds so far, if there is one made with exactly
 /// `cfg` on `kind`; otherwise (none, another config, unreadable) `None`, with a message unless
 /// there is none.
-fn load_checkpoint(dir: &str, cfg: &RunConfig, kind: BackendKind) -> Option<(Trainer, f64)> {
-    use crate::train::{Checkpoint, CheckpointState};
+fn load_checkpoint<C: Chapter>(dir: &str, cfg: &RunConfig, kind: BackendKind) -> Option<(Trainer<C>, f64)> {
+    use plateau::train::checkpoint::{Checkpoint, CheckpointState};
     if !std::path::Path::new(dir).exists() {
         return None;
     }
-    let read = || -> Result<(Trainer, f64), String> {
+    let read = || -> Result<(Trainer<C>, f64), String> {
         let file = |name: &str| std::fs::read(format!("{dir}/{name}")).map_err(|e| format!("{name}: {e}"));
         let meta: serde_json::Value =
             serde_json::from_slice(&file("run.json")?).map_err(|e| format!("run.json: {e}"))?;
@@ -921,7 +919,7 @@ fn write_section(out: &str, name: &str, body: &str) -> Result<(), CliError> {
          Where the project differs from a paper, the section says so.\n"
             .to_string()
     });
-    std::fs::write(out, crate::report::replace_section(&doc, name, body))?;
+    std::fs::write(out, plateau::report::replace_section(&doc, name, body))?;
     eprintln!("wrote section {name} of {out}");
     Ok(())
 }
@@ -953,7 +951,7 @@ fn model_line(cfg: &RunConfig) -> String {
         cfg.steps,
         cfg.eval_every,
         cfg.eval_batch,
-        if cfg.experiment == crate::config::Task::Anchors { " per subset" } else { "" }
+        if cfg.experiment == plateau::config::Task::Anchors { " per subset" } else { "" }
     )
 }
 
@@ -997,7 +995,7 @@ const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
 /// The mixed reconstruction the ablation starts from: 2 layers, 1 head, d 64, d_ff 256, batch 128,
 /// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps.
 fn ablation_base() -> RunConfig {
-    let mut cfg = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     for (k, v) in [
         ("layers", "2"),
         ("heads", "1"),
@@ -1027,8 +1025,8 @@ struct Kept<R> {
     rows: fn(&Run) -> Vec<R>,
 }
 
-const ANCHOR_RUNS: Kept<crate::chapter2::AnchorRow> = Kept {
-    parse: crate::chapter2::from_csv,
+const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> = Kept {
+    parse: plateau::chapters::anchors::from_csv,
     step: |r| r.step,
     rows: |run| match run {
         Run::Anchors(t) => t.history.rows.clone(),
@@ -1036,8 +1034,8 @@ const ANCHOR_RUNS: Kept<crate::chapter2::AnchorRow> = Kept {
     },
 };
 
-const SYNTAX_RUNS: Kept<crate::chapter3::SyntaxRow> = Kept {
-    parse: crate::chapter3::from_csv,
+const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> = Kept {
+    parse: plateau::chapters::syntax::from_csv,
     step: |r| r.step,
     rows: |run| match run {
         Run::Syntax(t) => t.history.rows.clone(),
@@ -1095,7 +1093,7 @@ fn kept_run<R>(
 /// configuration of [`ABLATION`] × γ × seeds; runs already finished (same config and backend) are
 /// read back, not trained again; writes the `chapter2-ablation` section.
 fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
-    use crate::report23 as r;
+    use plateau::chapters::anchors::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
     let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
@@ -1186,7 +1184,7 @@ fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErr
 
 /// `plateau reproduce --experiment anchors`: γ × seeds; one CSV per run; the chapter 2 section.
 fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
-    use crate::report23 as r;
+    use plateau::chapters::anchors::summary as r;
     if flags.get("ablation").is_some() {
         return reproduce_ablation(flags, args);
     }
@@ -1222,9 +1220,9 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
     let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
     // The page's default (interactive transformer, its default task): its paragraph goes into the
     // page, and the section quotes it, so a test can hold the two equal.
-    let defaults = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    let defaults = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     let page_default = base.preset == Preset::Interactive
-        && base.model == crate::config::ModelKind::Transformer
+        && base.model == plateau::config::ModelKind::Transformer
         && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
     let paragraph = r::anchors_page_paragraph(&runs);
     // `--fresh-seeds`: the seeds the preset was not chosen with, counted on their own.
@@ -1267,7 +1265,7 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        std::fs::write(page, crate::report::replace_section(&html, "chapter2-findings", &paragraph))?;
+        std::fs::write(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph))?;
         eprintln!("wrote section chapter2-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
@@ -1301,7 +1299,7 @@ const SYNTAX_SEARCH: &[(&str, &str, &[(&str, &str)])] = &[
 /// configuration of [`SYNTAX_SEARCH`] × seeds (finished runs are read back); writes the
 /// `chapter3-search` section.
 fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
-    use crate::report23 as r;
+    use plateau::chapters::syntax::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
     let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
@@ -1309,7 +1307,7 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "configs", "configuration", &SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
-    let base = RunConfig::defaults(crate::config::Task::Syntax, Preset::Interactive);
+    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
     let mut cells = vec![];
     let mut missing = 0;
     for (slug, name, changes) in SYNTAX_SEARCH {
@@ -1355,16 +1353,16 @@ fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, C
         today(),
         kind.name(),
         model_line(&base),
-        crate::chapter3::VERB_ITEMS,
-        crate::chapter3::VERB_MIN_DISTANCE,
-        crate::chapter3::PROBE_SENTENCES,
+        plateau::chapters::syntax::VERB_ITEMS,
+        plateau::chapters::syntax::VERB_MIN_DISTANCE,
+        plateau::chapters::syntax::PROBE_SENTENCES,
         r::search_table(&cells),
         r::search_findings(&cells),
     );
     write_section(&out, "chapter3-search", &body)?;
     let page = flags.get("page").unwrap_or("index.html");
     let html = std::fs::read_to_string(page)?;
-    std::fs::write(page, crate::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
+    std::fs::write(page, plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
     eprintln!("wrote section chapter3-search-findings of {page}");
     Ok(ExitCode::SUCCESS)
 }
@@ -1395,7 +1393,7 @@ fn change_text(changes: &[(&str, &str)]) -> String {
 fn apply_max_memory(flags: &Flags) -> Result<(), CliError> {
     if let Some(v) = flags.get("max-memory") {
         match v.parse::<f64>() {
-            Ok(gb) if gb.is_finite() && gb > 0.0 => crate::config::set_memory_limit(gb * 1e9),
+            Ok(gb) if gb.is_finite() && gb > 0.0 => plateau::config::set_memory_limit(gb * 1e9),
             _ => return Err(CliError(format!("--max-memory {v:?}: a positive number of gigabytes"))),
         }
     }
@@ -1416,7 +1414,7 @@ fn seed_list(flags: &Flags, default: &str) -> Result<Vec<u64>, CliError> {
 /// over seeds; one CSV per run (finished runs of the same config and backend are read back, not
 /// trained again); the chapter 3 section.
 fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
-    use crate::report23 as r;
+    use plateau::chapters::syntax::summary as r;
     if flags.get("search").is_some() {
         return reproduce_syntax_search(flags, args);
     }
@@ -1465,7 +1463,7 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
     let name = format!("chapter3-{}-syntax", base.preset.name());
     let page_default = base.preset == Preset::Interactive
         && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
-            == RunConfig::defaults(crate::config::Task::Syntax, Preset::Interactive);
+            == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
     let paragraph = r::syntax_page_paragraph(&runs);
     let page_paragraph = if page_default {
         format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n")
@@ -1485,8 +1483,8 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
         today(),
         kind.name(),
         model_line(&base),
-        crate::chapter3::VERB_ITEMS,
-        crate::chapter3::VERB_MIN_DISTANCE,
+        plateau::chapters::syntax::VERB_ITEMS,
+        plateau::chapters::syntax::VERB_MIN_DISTANCE,
         r::syntax_table(&runs),
         r::syntax_comparison(&runs),
         page_paragraph,
@@ -1495,7 +1493,7 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        std::fs::write(page, crate::report::replace_section(&html, "chapter3-findings", &paragraph))?;
+        std::fs::write(page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph))?;
         eprintln!("wrote section chapter3-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)

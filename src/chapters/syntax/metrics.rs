@@ -16,6 +16,7 @@
 //! score, where an attention head can never get them right (ROOT is not a position it can
 //! attend to); dropping them lets a map that follows the tree exactly score 1.
 
+use crate::metrics::argmax_by;
 /// Which way a head's attention map is read as a parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -51,19 +52,6 @@ fn sentence_len(gold: &[Vec<Option<usize>>], lengths: &[usize], b: usize, t: usi
 fn scored(gold: &[Vec<Option<usize>>], lengths: &[usize], b: usize, t: usize) -> Vec<(usize, usize)> {
     let len = sentence_len(gold, lengths, b, t);
     (0..len).filter_map(|i| gold[b][i].filter(|&g| g < len && g != i).map(|g| (i, g))).collect()
-}
-
-/// `argmax` over `j ∈ 0..len, j ≠ i` of `score(j)`; ties go to the lowest `j` (as `np.argmax`),
-/// NaN never wins, `None` when no candidate has a non-NaN score.
-fn argmax_excluding(len: usize, i: usize, score: impl Fn(usize) -> f32) -> Option<usize> {
-    let mut best: Option<(usize, f32)> = None;
-    for j in (0..len).filter(|&j| j != i) {
-        let v = score(j);
-        if !v.is_nan() && best.is_none_or(|(_, b)| v > b) {
-            best = Some((j, v));
-        }
-    }
-    best.map(|(j, _)| j)
 }
 
 /// UAS of every attention head in both directions (Clark et al. 2019; Chen et al.'s probe).
@@ -103,8 +91,8 @@ pub fn uas_per_head(
                 let a = &attn[((layer * heads + head) * batch + b) * t * t..][..t * t];
                 let len = lens[b];
                 for &(i, g) in &words[b] {
-                    fwd += usize::from(argmax_excluding(len, i, |j| a[i * t + j]) == Some(g));
-                    bwd += usize::from(argmax_excluding(len, i, |j| a[j * t + i]) == Some(g));
+                    fwd += usize::from(argmax_by((0..len).filter(|&j| j != i).map(|j| (j, a[i * t + j]))) == Some(g));
+                    bwd += usize::from(argmax_by((0..len).filter(|&j| j != i).map(|j| (j, a[j * t + i]))) == Some(g));
                 }
             }
             let uas = |c: usize| if total == 0 { 0.0 } else { c as f64 / total as f64 };

@@ -12,10 +12,10 @@
 //! optimizer update. Evaluation is switched off while timing (`eval-every` 100 000), because its
 //! cost depends on the evaluation settings, not on the engine.
 
-use crate::backend::{self, BackendKind};
-use crate::config::{Attention, ModelKind, Preset, RunConfig, Task};
-use crate::run::Run;
-use crate::train::block_on;
+use plateau::backend::{self, BackendKind};
+use plateau::config::{Attention, ModelKind, Preset, RunConfig, Task};
+use plateau::run::Run;
+use plateau::tensor::block_on;
 use std::process::Command;
 use std::time::Instant;
 
@@ -47,7 +47,7 @@ pub fn cases(full: bool) -> Vec<Case> {
 
 /// The config a case trains, with evaluation and snapshots switched off.
 pub fn case_config(case: &Case) -> RunConfig {
-    let mut cfg = crate::config::from_query(case.query).0;
+    let mut cfg = plateau::config::from_query(case.query).0;
     cfg.steps = 1_000_000;
     cfg.eval_every = 100_000;
     cfg.snapshot_every = 100_000;
@@ -82,9 +82,11 @@ pub struct Shape {
 /// The shapes of a transformer config's training step.
 pub fn shape(cfg: &RunConfig) -> Shape {
     let (vocab, seq, causal, loss) = match cfg.experiment {
-        Task::Mws | Task::PrefixSum => (crate::data::mws::VOCAB, 2 * cfg.n, true, "all"),
-        Task::Anchors => (crate::data::anchors::VOCAB, cfg.seq_len, true, "last"),
-        Task::Syntax => (crate::data::grammar::vocab_size(), crate::data::grammar::MAX_LEN, false, "mlm"),
+        Task::Mws | Task::PrefixSum => (plateau::chapters::plateau::data::VOCAB, 2 * cfg.n, true, "all"),
+        Task::Anchors => (plateau::chapters::anchors::data::VOCAB, cfg.seq_len, true, "last"),
+        Task::Syntax => {
+            (plateau::chapters::syntax::data::vocab_size(), plateau::chapters::syntax::data::MAX_LEN, false, "mlm")
+        }
     };
     Shape {
         vocab,
@@ -294,9 +296,6 @@ pub struct BrowserResult {
 /// V8's sampling profile of `steps` timed training steps in the browser, or why there is none.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 pub struct BrowserProfile {
-    /// The case profiled.
-    #[serde(default)]
-    pub name: String,
     /// Timed steps in the profile.
     #[serde(default)]
     pub steps: usize,
@@ -473,7 +472,7 @@ pub fn native_memory(steps: usize) -> Vec<(usize, f64, f64)> {
 
 /// The page's default run natively: the interactive chapter 1 preset (seed 0, its default
 /// evaluation and snapshots) on the default CPU backend, trained until test accuracy first
-/// reaches [`crate::report::DROP_ACC`]. Returns `(wall seconds, step)`, or `None` when the run
+/// reaches [`plateau::chapters::plateau::summary::DROP_ACC`]. Returns `(wall seconds, step)`, or `None` when the run
 /// ends without a drop.
 pub fn native_drop() -> Option<(f64, usize)> {
     let cfg = RunConfig::preset(Preset::Interactive);
@@ -483,11 +482,13 @@ pub fn native_drop() -> Option<(f64, usize)> {
     while run.step() < steps {
         let status = block_on(run.advance()).clone();
         if let Run::Plateau(t) = &run {
-            if let Some(step) = crate::report::first_step(&t.history.rows, |r| r.test_acc >= crate::report::DROP_ACC) {
+            if let Some(step) = plateau::chapters::plateau::summary::first_step(&t.history.rows, |r| {
+                r.test_acc >= plateau::chapters::plateau::summary::DROP_ACC
+            }) {
                 return Some((t0.elapsed().as_secs_f64(), step));
             }
         }
-        if !matches!(status, crate::train::Status::Running) {
+        if !matches!(status, plateau::train::Status::Running) {
             return None;
         }
     }
@@ -496,10 +497,10 @@ pub fn native_drop() -> Option<(f64, usize)> {
 
 /// Chapter 2's time to verdict: the page's default anchors run at init scale `gamma`, natively on
 /// the page's CPU backend, to the end; returns the held-out answer at the end and, when it is
-/// inferential or symmetric, the step since which it held ([`crate::report23::answer_step`]) with
+/// inferential or symmetric, the step since which it held ([`plateau::chapters::anchors::summary::answer_step`]) with
 /// the wall seconds at which that step's row was recorded.
 pub fn native_verdict(gamma: f64) -> Option<Verdict> {
-    let mut cfg = RunConfig::defaults(crate::config::Task::Anchors, Preset::Interactive);
+    let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     cfg.gamma = gamma;
     let t0 = std::time::Instant::now();
     let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;
@@ -513,16 +514,18 @@ pub fn native_verdict(gamma: f64) -> Option<Verdict> {
                 }
             }
         }
-        if !matches!(status, crate::train::Status::Running) {
+        if !matches!(status, plateau::train::Status::Running) {
             break;
         }
     }
     let Run::Anchors(t) = &run else { return None };
     let last = t.history.rows.last()?;
-    let step = crate::report23::answer_step(&t.history.rows);
+    let step = plateau::chapters::anchors::summary::answer_step(&t.history.rows);
     Some(Verdict {
         gamma,
-        answer: crate::report23::Answer::of(last.acc_inferential, last.acc_symmetric).name().to_string(),
+        answer: plateau::chapters::anchors::summary::Answer::of(last.acc_inferential, last.acc_symmetric)
+            .name()
+            .to_string(),
         step,
         seconds: step.and_then(|st| seconds.iter().find(|(s, _)| *s == st).map(|p| p.1)),
     })
@@ -1284,7 +1287,6 @@ mod tests {
                     ],
                 }],
                 profile: Some(BrowserProfile {
-                    name: paper.name.into(),
                     steps: 2,
                     ms: 250.0,
                     profiled_ms: 260.0,

@@ -26,23 +26,6 @@ pub fn cross_entropy(
     total / (batch * positions.len()) as f64
 }
 
-/// Index of the largest logit at every position (`[batch, seq, vocab]` → `[batch, seq]`); ties go
-/// to the lowest index, as `torch.argmax` does.
-pub fn argmax_last(logits: &[f32], vocab: usize) -> Vec<i64> {
-    logits
-        .chunks(vocab)
-        .map(|z| {
-            let mut best = 0;
-            for (i, &v) in z.iter().enumerate() {
-                if v > z[best] {
-                    best = i;
-                }
-            }
-            best as i64
-        })
-        .collect()
-}
-
 /// Accuracy `mean_{b,j} 1[ŷ_{b,j} = y_{b,j}]` over all samples and output positions
 /// (`pred`, `truth`: `[batch, n]`).
 pub fn accuracy(pred: &[i64], truth: &[i64]) -> f64 {
@@ -94,21 +77,6 @@ pub fn apm(attn: &[f32], t: usize, n: usize, omega: &[(usize, usize)]) -> f64 {
     sum / batch as f64
 }
 
-/// Cosine `u·v / (‖u‖‖v‖)` in f64 (0 when either vector is zero).
-pub fn cosine(u: &[f32], v: &[f32]) -> f64 {
-    let (mut uv, mut uu, mut vv) = (0.0f64, 0.0f64, 0.0f64);
-    for (&a, &b) in u.iter().zip(v) {
-        uv += a as f64 * b as f64;
-        uu += a as f64 * a as f64;
-        vv += b as f64 * b as f64;
-    }
-    if uu == 0.0 || vv == 0.0 {
-        0.0
-    } else {
-        uv / (uu.sqrt() * vv.sqrt())
-    }
-}
-
 /// Hidden-state cosine matrix: `C[i,j] = mean_b cos(h_{b,n+i}, h_{b,n+j})` for `i, j = 0..n−1`,
 /// from the final-LN outputs `hidden: [batch, T, d]` (`[n, n]`, row-major).
 pub fn hidden_cosine_matrix(hidden: &[f32], t: usize, d: usize, n: usize) -> Vec<f64> {
@@ -118,7 +86,7 @@ pub fn hidden_cosine_matrix(hidden: &[f32], t: usize, d: usize, n: usize) -> Vec
         let h = |p: usize| &hidden[(b * t + p) * d..(b * t + p + 1) * d];
         for i in 0..n {
             for j in 0..=i {
-                let v = cosine(h(n + i), h(n + j));
+                let v = crate::metrics::cosine(h(n + i), h(n + j));
                 c[i * n + j] += v;
                 if i != j {
                     c[j * n + i] += v;
@@ -163,8 +131,8 @@ pub fn batch_mean_map(attn: &[f32], t: usize) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chapters::plateau::data::omega;
     use crate::config::Task;
-    use crate::data::mws::omega;
 
     #[test]
     fn cross_entropy_by_hand() {
@@ -175,11 +143,6 @@ mod tests {
         // uniform logits over 18 tokens: ln 18
         let u = vec![0.5f32; 2 * 3 * 18];
         assert!((cross_entropy(&u, &[1, 2, 3, 4, 5, 6], 3, 18, 1..3) - 18f64.ln()).abs() < 1e-12);
-    }
-
-    #[test]
-    fn argmax_breaks_ties_low() {
-        assert_eq!(argmax_last(&[1.0, 3.0, 3.0, 0.0, -1.0, -2.0], 3), vec![1, 0]);
     }
 
     #[test]
@@ -200,8 +163,12 @@ mod tests {
 
     #[test]
     fn ground_truth_repetition_is_about_0_058() {
-        let b =
-            crate::data::mws::generate(Task::Mws, 16, 4000, &mut crate::rng::stream(0, crate::rng::Stream::Eval, 0));
+        let b = crate::chapters::plateau::data::generate(
+            Task::Mws,
+            16,
+            4000,
+            &mut crate::rng::stream(0, crate::rng::Stream::Eval, 0),
+        );
         let ys: Vec<i64> = (0..b.batch).flat_map(|i| b.outputs(i).to_vec()).collect();
         let r = repetition_frequency(&ys, 16);
         assert!((r - 0.058).abs() < 0.01, "{r}");
@@ -242,14 +209,6 @@ mod tests {
         // batch mean: optimal and uniform samples
         let both = [a, u].concat();
         assert!((apm(&both, t, n, &o) - (1.0 + 31.0 / 392.0) / 2.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn cosine_of_known_vectors() {
-        assert!((cosine(&[1.0, 0.0], &[0.0, 2.0])).abs() < 1e-12);
-        assert!((cosine(&[1.0, 1.0], &[2.0, 2.0]) - 1.0).abs() < 1e-12);
-        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]) - 0.5f64.sqrt()).abs() < 1e-12);
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), 0.0);
     }
 
     #[test]

@@ -1,0 +1,13 @@
+//! Chapter 2 — embedding differentiation under small initialization (Yao, Zhang & Xu, 2025):
+//! the composite anchor task ([`data`]), its metrics ([`metrics`]), the trainer ([`Anchors`] for
+//! [`crate::train::Trainer`]: a transformer or an Emb-MLP, γ-init, AdamW), its rows and snapshots
+//! ([`rows`]) and the summaries of the generated documents ([`summary`]).
+
+pub mod data;
+pub mod metrics;
+pub mod rows;
+pub mod summary;
+mod trainer;
+
+pub use rows::*;
+pub use trainer::*;

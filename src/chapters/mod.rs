@@ -1,0 +1,5 @@
+//! The chapters, one folder each: its data, metrics, trainer, rows and summaries.
+
+pub mod anchors;
+pub mod plateau;
+pub mod syntax;

@@ -1,0 +1,13 @@
+//! Chapter 1 — loss plateaus, repetition bias and representation collapse (Gopalani & Hu, 2025):
+//! the moving-window-sum and prefix-sum tasks ([`data`]), the paper's metrics ([`metrics`]), the
+//! trainer ([`Plateau`] for [`crate::train::Trainer`]), its rows and snapshots ([`rows`]) and the
+//! summaries of the generated documents ([`summary`]).
+
+pub mod data;
+pub mod metrics;
+pub mod rows;
+pub mod summary;
+mod trainer;
+
+pub use rows::*;
+pub use trainer::*;

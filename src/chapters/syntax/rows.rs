@@ -1,0 +1,198 @@
+//! Chapter 3's records: one [`SyntaxRow`] per evaluated step (its first six CSV columns are a
+//! contract) and [`SyntaxSnapshot`]s of the best head on the showcase sentence.
+
+use super::metrics::Direction;
+use crate::config::RunConfig;
+use crate::history::{AtStep, Record, Row};
+use serde::{Deserialize, Serialize};
+
+/// The CSV columns of a chapter 3 row, in order. The first six are a contract (other tools read
+/// them); the rest are extra.
+pub const CSV_COLUMNS: &[&str] = &[
+    "step",
+    "loss",
+    "heldout_loss",
+    "uas",
+    "agreement_acc",
+    "sas_reg",
+    "best_layer",
+    "best_head",
+    "best_direction",
+    "offset_uas",
+    "train_reg",
+    "lambda",
+    "uas_subject",
+    "offset_uas_subject",
+    "verb_loss",
+    "uas_nonadjacent",
+    "offset_uas_nonadjacent",
+    "agreement_logodds",
+    "verb_number_loss",
+];
+
+/// Metrics of one evaluated step (the model after `step` updates).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntaxRow {
+    /// Updates done.
+    pub step: usize,
+    /// MLM cross-entropy on the masked positions of this step's training batch (without λ·R).
+    pub loss: f64,
+    /// MLM cross-entropy on a fresh held-out batch, masked the same way.
+    pub heldout_loss: f64,
+    /// UAS of the best head and direction on the unmasked held-out sentences.
+    pub uas: f64,
+    /// Share of agreement minimal pairs whose masked main verb gets a higher logit in the right
+    /// number than in the wrong one.
+    pub agreement_acc: f64,
+    /// The SAS regularizer R on the unmasked held-out sentences.
+    pub sas_reg: f64,
+    /// Layer of the best head (0-based).
+    pub best_layer: usize,
+    /// Index of the best head within its layer (0-based).
+    pub best_head: usize,
+    /// `"dep->head"` (word attends to its head) or `"head->dep"` (the transpose).
+    pub best_direction: String,
+    /// UAS of the best fixed-offset baseline on the same sentences.
+    pub offset_uas: f64,
+    /// R on this step's training batch (masked inputs, as the regularizer sees it).
+    pub train_reg: f64,
+    /// The λ in force at this step (0 outside the window).
+    pub lambda: f64,
+    /// The probe restricted to one relation, the main subject → main verb arc (nsubj, the long
+    /// arc that agreement needs): best head and direction, scored on that arc only.
+    pub uas_subject: f64,
+    /// The best fixed-offset guess on the same arcs.
+    pub offset_uas_subject: f64,
+    /// Cross-entropy of the main verb, masked alone, in the [`VERB_ITEMS`](super::VERB_ITEMS) fixed held-out
+    /// sentences whose subject stands [`VERB_MIN_DISTANCE`](super::VERB_MIN_DISTANCE) or more words before it
+    /// ([`verb_items`](super::verb_items)): the loss where syntax matters. Its number is given only by the distant
+    /// subject, so it sits near its lexical floor + ln 2 until agreement is learned.
+    pub verb_loss: f64,
+    /// UAS of the best head and direction over the non-adjacent arcs only (`|head − i| ≥ 2`,
+    /// [`super::metrics::nonadjacent_arcs`]) of the [`PROBE_SENTENCES`](super::PROBE_SENTENCES) fixed held-out sentences, unmasked.
+    pub uas_nonadjacent: f64,
+    /// The best fixed-offset guess on the same arcs (constant over a run: the set is fixed).
+    pub offset_uas_nonadjacent: f64,
+    /// Mean log-odds of the right verb number over the wrong one on the agreement minimal pairs
+    /// ([`super::metrics::agreement_logodds`]): 0 at chance.
+    pub agreement_logodds: f64,
+    /// The number part of `verb_loss` on the same items: the cross-entropy of the right verb
+    /// form against its other-number twin only ([`super::metrics::pair_loss`]; ln 2 at chance).
+    pub verb_number_loss: f64,
+}
+
+/// The best head's view of the showcase sentence ([`showcase_sentence`](super::showcase_sentence), the same at every step)
+/// at one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntaxSnapshot {
+    /// Updates done.
+    pub step: usize,
+    /// The showcase sentence's words.
+    pub words: Vec<String>,
+    /// Its gold heads (`-1` for the root).
+    pub heads: Vec<i64>,
+    /// Attention of every layer and head on it, `[layers, heads, len, len]` row-major.
+    pub attention: Vec<f32>,
+    /// Layers and heads of `attention`.
+    pub layers: usize,
+    /// Heads per layer.
+    pub n_heads: usize,
+    /// The best head (over the held-out batch) at this step.
+    pub best_layer: usize,
+    /// The best head's index.
+    pub best_head: usize,
+    /// Whether the best head reads the transpose (head → dependent).
+    pub transposed: bool,
+    /// UAS of every head and direction, `[layers, heads, 2]` (dep→head, head→dep).
+    pub head_uas: Vec<f64>,
+    /// The best head's predicted head of every word of the sentence (the probe's rule), `-1`
+    /// where there is none.
+    pub pred: Vec<i64>,
+    /// The attention weight of each predicted arc.
+    pub pred_weight: Vec<f32>,
+    /// Words of the sentence whose predicted head is the gold head.
+    pub sample_right: usize,
+    /// Words of the sentence that are scored (all but the root).
+    pub sample_scored: usize,
+}
+
+impl AtStep for SyntaxSnapshot {
+    fn step(&self) -> usize {
+        self.step
+    }
+}
+
+/// The CSV name of a probe direction.
+pub fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::DependentToHead => "dep->head",
+        Direction::HeadToDependent => "head->dep",
+    }
+}
+
+impl Row for SyntaxRow {
+    /// [`CSV_COLUMNS`].
+    fn columns(_cfg: &RunConfig) -> Vec<String> {
+        CSV_COLUMNS.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn cells(&self) -> Vec<String> {
+        let r = self;
+        vec![
+            r.step.to_string(),
+            r.loss.to_string(),
+            r.heldout_loss.to_string(),
+            r.uas.to_string(),
+            r.agreement_acc.to_string(),
+            r.sas_reg.to_string(),
+            r.best_layer.to_string(),
+            r.best_head.to_string(),
+            r.best_direction.clone(),
+            r.offset_uas.to_string(),
+            r.train_reg.to_string(),
+            r.lambda.to_string(),
+            r.uas_subject.to_string(),
+            r.offset_uas_subject.to_string(),
+            r.verb_loss.to_string(),
+            r.uas_nonadjacent.to_string(),
+            r.offset_uas_nonadjacent.to_string(),
+            r.agreement_logodds.to_string(),
+            r.verb_number_loss.to_string(),
+        ]
+    }
+
+    fn read(rec: &Record) -> Result<SyntaxRow, String> {
+        Ok(SyntaxRow {
+            step: rec.int("step")?,
+            loss: rec.num("loss")?,
+            heldout_loss: rec.num("heldout_loss")?,
+            uas: rec.num("uas")?,
+            agreement_acc: rec.num("agreement_acc")?,
+            sas_reg: rec.num("sas_reg")?,
+            best_layer: rec.int("best_layer")?,
+            best_head: rec.int("best_head")?,
+            best_direction: rec.text("best_direction")?,
+            offset_uas: rec.num("offset_uas")?,
+            train_reg: rec.num("train_reg")?,
+            lambda: rec.num("lambda")?,
+            uas_subject: rec.num("uas_subject")?,
+            offset_uas_subject: rec.num("offset_uas_subject")?,
+            verb_loss: rec.num("verb_loss")?,
+            uas_nonadjacent: rec.num("uas_nonadjacent")?,
+            offset_uas_nonadjacent: rec.num("offset_uas_nonadjacent")?,
+            agreement_logodds: rec.num("agreement_logodds")?,
+            verb_number_loss: rec.num("verb_number_loss")?,
+        })
+    }
+}
+
+/// Rows as CSV ([`CSV_COLUMNS`], then one line per row).
+pub fn to_csv(rows: &[SyntaxRow]) -> String {
+    crate::history::to_csv(&CSV_COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>(), rows)
+}
+
+/// Rows back from [`to_csv`]'s text ([`crate::history::from_csv`]: columns found by name, so a
+/// file with extra columns reads too; an error names the first line or column that does not parse).
+pub fn from_csv(text: &str) -> Result<Vec<SyntaxRow>, String> {
+    crate::history::from_csv(text)
+}

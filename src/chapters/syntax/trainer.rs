@@ -1,0 +1,444 @@
+//! Chapter 3 engine: a bidirectional softmax encoder trained by masked language modelling on the
+//! synthetic dependency grammar ([`crate::chapters::syntax::data`]), with Chen et al.'s UAS probe and SAS
+//! regularizer.
+//!
+//! Each step of the one [`Trainer`] draws `batch` fresh sentences (`Train` stream at `s`),
+//! masks them BERT-style (`Mask` stream at `s`), computes the MLM loss on the selected positions
+//! and, when `λ ≠ 0` and `s ∈ [lambda-from, lambda-until)`, adds `λ·R` with
+//! `R = (1/B) Σ_b Σ_layers Σ_heads Σ_arcs (A[i, head(i)] + A[head(i), i])`
+//! ([`crate::chapters::syntax::metrics::sas_reg`]). At the evaluation cadence it records, on a fresh
+//! held-out batch (`Eval` stream at `s`): the held-out MLM loss, the UAS of the best head and
+//! direction on the *unmasked* sentences (as the probe reads BERT), R on those sentences, and the
+//! agreement accuracy on a fixed set of minimal pairs drawn once per seed (`Table` stream). Then
+//! one AdamW step unless `s` is the last.
+
+use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, MAX_LEN, PAD};
+use super::metrics::{self as m, Direction};
+use super::rows::{direction_name, SyntaxRow, SyntaxSnapshot};
+use crate::config::RunConfig;
+use crate::model::init::Init;
+use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::rng::{stream, Stream};
+use crate::tensor::{int_tensor, read_f32};
+use crate::train::{Chapter, Forward, Trainer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+
+/// Number of agreement minimal pairs scored at every evaluation (drawn once per seed).
+pub const AGREEMENT_ITEMS: usize = 256;
+
+/// Number of fixed held-out sentences whose masked main verb gives `verb_loss` (drawn once per
+/// seed, [`verb_items`]).
+pub const VERB_ITEMS: usize = 512;
+
+/// Least distance from the main subject to the main verb in a `verb_loss` item: at least two
+/// words between them (a phrase or a clause), so no adjacent context gives the verb's number.
+pub const VERB_MIN_DISTANCE: usize = 3;
+
+/// Number of fixed held-out sentences the non-adjacent UAS is probed on (drawn once per seed).
+pub const PROBE_SENTENCES: usize = 256;
+
+/// Chapter 3 for the one [`Trainer`]: the grammar's batches with BERT masking, the paper's init,
+/// the MLM loss + λ·R in λ's step window, AdamW with the config's warm-up, and the fixed held-out
+/// sets of the seed.
+pub struct Syntax {
+    agreement: Vec<AgreementItem>,
+    /// The fixed `verb_loss` items ([`verb_items`]).
+    verbs: Vec<AgreementItem>,
+    /// The fixed probe sentences of the non-adjacent UAS.
+    probe: Vec<Sentence>,
+    /// The sentence every snapshot shows ([`showcase_sentence`]).
+    showcase: Sentence,
+}
+
+/// Chapter 3's trainer.
+pub type SyntaxTrainer = Trainer<Syntax>;
+
+/// The gold heads of one relation only: the main subject's head noun → the main verb (nsubj);
+/// every other word `None`, so the UAS probe scores just that arc (Chen et al.'s probe reports
+/// accuracy per relation).
+pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
+    sentences
+        .iter()
+        .map(|s| {
+            let mut h = vec![None; s.len()];
+            h[s.subject] = Some(s.root);
+            h
+        })
+        .collect()
+}
+
+/// The fixed `verb_loss` items of a seed: the first [`VERB_ITEMS`] sentences of the seed's `Table`
+/// stream (index 2) whose main subject stands at least [`VERB_MIN_DISTANCE`] words before the
+/// main verb, each with that verb (and nothing else) masked. Drawn once per run, so every
+/// evaluation scores the same sentences and the curve's noise is the model's, not the sample's.
+pub fn verb_items(seed: u64) -> Vec<AgreementItem> {
+    verb_items_with(seed, grammar::FULL_LEXICON)
+}
+
+/// [`verb_items`] from the grammar with `lexicon` words per open class.
+pub fn verb_items_with(seed: u64, lexicon: usize) -> Vec<AgreementItem> {
+    let mut rng = stream(seed, Stream::Table, 2);
+    let mut items = Vec::with_capacity(VERB_ITEMS);
+    while items.len() < VERB_ITEMS {
+        items.extend(
+            grammar::agreement_items_with(&mut rng, 1, lexicon)
+                .into_iter()
+                .filter(|it| it.verb_pos >= it.subject_pos + VERB_MIN_DISTANCE),
+        );
+    }
+    items
+}
+
+/// Logits at each item's masked verb, `[items, vocab]` row-major.
+async fn logits_at_verbs(model: &Transformer, items: &[AgreementItem], device: &Device) -> Vec<f32> {
+    let mut tokens = vec![PAD; items.len() * MAX_LEN];
+    for (k, it) in items.iter().enumerate() {
+        let l = it.tokens.len().min(MAX_LEN);
+        tokens[k * MAX_LEN..k * MAX_LEN + l].copy_from_slice(&it.tokens[..l]);
+    }
+    let pads = pad_mask(&tokens, items.len(), device);
+    let f = model.forward_padded(int_tensor(tokens, items.len(), MAX_LEN, device), None, Some(pads));
+    let logits = read_f32(f.logits).await; // [items, t, v]
+    let v = grammar::vocab_size();
+    items
+        .iter()
+        .enumerate()
+        .flat_map(|(k, it)| logits[(k * MAX_LEN + it.verb_pos) * v..(k * MAX_LEN + it.verb_pos + 1) * v].to_vec())
+        .collect()
+}
+
+/// The sentence the snapshots show, the same at every step so that a reader watches one
+/// sentence's arcs form: the first sentence of the seed's `Table` stream (index 1) whose main
+/// subject stands at least 3 words before its verb (a phrase or a clause in between: the case
+/// where agreement needs the syntax) and that has at most 12 words, so its arcs stay readable;
+/// if none of 200 draws qualifies, the longest of them. It only feeds the snapshot, never a metric.
+pub fn showcase_sentence(seed: u64) -> Sentence {
+    showcase_sentence_with(seed, grammar::FULL_LEXICON)
+}
+
+/// [`showcase_sentence`] from the grammar with `lexicon` words per open class.
+pub fn showcase_sentence_with(seed: u64, lexicon: usize) -> Sentence {
+    let mut rng = stream(seed, Stream::Table, 1);
+    let mut longest: Option<Sentence> = None;
+    for _ in 0..200 {
+        let s = grammar::sample_with(&mut rng, lexicon);
+        if s.root >= s.subject + 3 && s.len() <= 12 {
+            return s;
+        }
+        if longest.as_ref().is_none_or(|l| s.len() > l.len()) {
+            longest = Some(s);
+        }
+    }
+    longest.expect("200 draws")
+}
+
+/// A padded batch on the host: tokens `[b, MAX_LEN]`, lengths and gold heads.
+struct Padded {
+    tokens: Vec<i64>,
+    lengths: Vec<usize>,
+    gold: Vec<Vec<Option<usize>>>,
+}
+
+fn pad(sentences: &[Sentence]) -> Padded {
+    let (tokens, lengths) = grammar::batch(sentences, MAX_LEN);
+    Padded { tokens, lengths, gold: grammar::gold_heads(sentences) }
+}
+
+fn pad_mask(tokens: &[i64], b: usize, device: &Device) -> Tensor<2, Bool> {
+    let v: Vec<bool> = tokens.iter().map(|&t| t == PAD).collect();
+    Tensor::from_data(TensorData::new(v, [b, MAX_LEN]), device)
+}
+
+/// Mean MLM cross-entropy over the selected positions: `−(1/|S|) Σ_{(b,i)∈S} log p(x_{b,i})`,
+/// `S` the positions whose target is not [`IGNORE`].
+fn mlm_loss(logits: Tensor<3>, targets: &[i64], device: &Device) -> Tensor<1> {
+    let [b, t, _] = logits.dims();
+    let weight: Vec<f32> = targets.iter().map(|&y| if y == IGNORE { 0.0 } else { 1.0 }).collect();
+    let count = weight.iter().sum::<f32>().max(1.0);
+    let safe: Vec<i64> = targets.iter().map(|&y| if y == IGNORE { 0 } else { y }).collect();
+    let picked = log_softmax(logits, 2).gather(2, int_tensor(safe, b, t, device).unsqueeze_dim::<3>(2)); // [b, t, 1]
+    let w = Tensor::<3>::from_data(TensorData::new(weight, [b, t, 1]), device);
+    (picked * w).sum().div_scalar(count).neg()
+}
+
+/// `R` on tensors: `(1/B) Σ (A_l ⊙ E)` over layers, heads and entries.
+fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
+    let b = edges.dims()[0] as f64;
+    let e = edges.clone().unsqueeze_dim::<4>(1); // [b, 1, t, t]
+    let mut total: Option<Tensor<1>> = None;
+    for a in attention {
+        let s = (a.clone() * e.clone()).sum();
+        total = Some(match total {
+            Some(t) => t + s,
+            None => s,
+        });
+    }
+    total.expect("at least one layer").div_scalar(b)
+}
+
+/// The encoder shape a chapter 3 config asks for.
+pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
+    TransformerConfig {
+        vocab: grammar::vocab_size(),
+        positions: MAX_LEN,
+        layers: cfg.layers,
+        heads: cfg.heads,
+        d_model: cfg.d_model,
+        d_ff: cfg.d_ff,
+        softmax: true,
+        causal: false,
+    }
+}
+
+/// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).
+pub fn lambda_at(cfg: &RunConfig, s: usize) -> f64 {
+    if s >= cfg.lambda_from && s < cfg.lambda_until {
+        cfg.lambda
+    } else {
+        0.0
+    }
+}
+
+/// What chapter 3's evaluation takes from the training step: R on the training batch and λ.
+pub struct TrainStep {
+    reg: f64,
+    lambda: f64,
+}
+
+impl Chapter for Syntax {
+    type Model = Transformer;
+    type Row = SyntaxRow;
+    type Snapshot = SyntaxSnapshot;
+    type Batch = TrainStep;
+    type Carry = ();
+
+    /// The encoder (the paper's init, N(0, 0.02²)) and the fixed held-out sets of `cfg.seed`.
+    fn build(cfg: &RunConfig, device: &Device) -> (Syntax, Transformer) {
+        let model = model_config(cfg).init(Init::Paper, cfg.seed, device);
+        let lex = cfg.lexicon;
+        let agreement = grammar::agreement_items_with(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
+        let showcase = showcase_sentence_with(cfg.seed, lex);
+        let verbs = verb_items_with(cfg.seed, lex);
+        let probe = grammar::sample_n_with(&mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, lex);
+        (Syntax { agreement, verbs, probe, showcase }, model)
+    }
+
+    async fn forward(&mut self, model: &Transformer, cfg: &RunConfig, s: usize, device: &Device) -> Forward<TrainStep> {
+        let b = cfg.batch;
+        let sentences = grammar::sample_n_with(&mut stream(cfg.seed, Stream::Train, s as u64), b, cfg.lexicon);
+        let p = pad(&sentences);
+        let (inputs, targets) =
+            grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut stream(cfg.seed, Stream::Mask, s as u64));
+        let fwd =
+            model.forward_padded(int_tensor(inputs, b, MAX_LEN, device), None, Some(pad_mask(&p.tokens, b, device)));
+        let mlm = mlm_loss(fwd.logits, &targets, device);
+        let edges = Tensor::<3>::from_data(
+            TensorData::new(m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN), [b, MAX_LEN, MAX_LEN]),
+            device,
+        );
+        let reg = sas_tensor(&fwd.attention, &edges);
+        let lambda = lambda_at(cfg, s);
+        let loss = read_f32(mlm.clone()).await[0] as f64;
+        let reg_value = read_f32(reg.clone()).await[0] as f64;
+        let objective = if lambda != 0.0 { mlm + reg.mul_scalar(lambda) } else { mlm };
+        Forward {
+            objective,
+            loss,
+            finite: loss.is_finite() && reg_value.is_finite(),
+            batch: TrainStep { reg: reg_value, lambda },
+        }
+    }
+
+    fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String {
+        format!(
+            "Training diverged at step {s}: the loss became {loss}. Lower the learning rate (now {}) \
+             or |λ| (now {}), then reset.",
+            cfg.lr, cfg.lambda
+        )
+    }
+
+    async fn evaluate(
+        &mut self,
+        model: &Transformer,
+        cfg: &RunConfig,
+        s: usize,
+        train: Forward<TrainStep>,
+        snapshot: bool,
+        plain: &Device,
+    ) -> (SyntaxRow, Option<SyntaxSnapshot>) {
+        let (loss, train_reg, lambda) = (train.loss, train.batch.reg, train.batch.lambda);
+        let eb = cfg.eval_batch;
+        let mut rng = stream(cfg.seed, Stream::Eval, s as u64);
+        let sentences = grammar::sample_n_with(&mut rng, eb, cfg.lexicon);
+        let p = pad(&sentences);
+        let pads = pad_mask(&p.tokens, eb, plain);
+
+        // Held-out MLM loss (masked with the same eval stream, after the sentences).
+        let (inputs, targets) = grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut rng);
+        let masked = model.forward_padded(int_tensor(inputs, eb, MAX_LEN, plain), None, Some(pads.clone()));
+        let heldout_loss = read_f32(mlm_loss(masked.logits, &targets, plain)).await[0] as f64;
+
+        // The probe reads the attention on the unmasked sentences.
+        let clean = model.forward_padded(int_tensor(p.tokens.clone(), eb, MAX_LEN, plain), None, Some(pads));
+        let (layers, heads) = (cfg.layers, cfg.heads);
+        let mut attn = Vec::with_capacity(layers * heads * eb * MAX_LEN * MAX_LEN);
+        for a in clean.attention {
+            // [b, h, t, t] → [h, b, t, t]
+            attn.extend(read_f32(a.swap_dims(0, 1)).await);
+        }
+        let scores = m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &p.gold, &p.lengths);
+        let best = m::best_head(&scores);
+        let (_, offset_uas) = m::best_offset_baseline(&p.gold, &p.lengths);
+        let subj = subject_arcs(&sentences);
+        let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &subj, &p.lengths)).uas;
+        let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
+        let edges = m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN);
+        let sas_reg = m::sas_reg(&attn, layers, heads, eb, MAX_LEN, &edges);
+
+        // Agreement: logits at the masked main verb.
+        let v = grammar::vocab_size();
+        let at_verb = logits_at_verbs(model, &self.agreement, plain).await;
+        let pairs: Vec<(i64, i64)> = self.agreement.iter().map(|it| (it.good, it.bad)).collect();
+        let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
+        let agreement_logodds = m::agreement_logodds(&at_verb, v, &pairs);
+
+        // The loss where syntax matters: the masked main verb of the fixed far-subject items.
+        let at_far_verb = logits_at_verbs(model, &self.verbs, plain).await;
+        let verb_targets: Vec<i64> = self.verbs.iter().map(|it| it.good).collect();
+        let verb_loss = m::mean_nll(&at_far_verb, v, &verb_targets);
+        let verb_pairs: Vec<(i64, i64)> = self.verbs.iter().map(|it| (it.good, it.bad)).collect();
+        let verb_number_loss = m::pair_loss(&at_far_verb, v, &verb_pairs);
+
+        // UAS over the non-adjacent arcs of the fixed probe sentences.
+        let pb = self.probe.len();
+        let pp = pad(&self.probe);
+        let probe_out = model.forward_padded(
+            int_tensor(pp.tokens.clone(), pb, MAX_LEN, plain),
+            None,
+            Some(pad_mask(&pp.tokens, pb, plain)),
+        );
+        let mut pattn = Vec::with_capacity(layers * heads * pb * MAX_LEN * MAX_LEN);
+        for a in probe_out.attention {
+            pattn.extend(read_f32(a.swap_dims(0, 1)).await);
+        }
+        let far = m::nonadjacent_arcs(&pp.gold);
+        let uas_nonadjacent = m::best_head(&m::uas_per_head(&pattn, layers, heads, pb, MAX_LEN, &far, &pp.lengths)).uas;
+        let (_, offset_uas_nonadjacent) = m::best_offset_baseline(&far, &pp.lengths);
+
+        let mut snap = None;
+        if snapshot {
+            // The best head (chosen on the evaluation batch above) on the showcase sentence.
+            let show = &self.showcase;
+            let sp = pad(std::slice::from_ref(show));
+            let len = sp.lengths[0];
+            let t = MAX_LEN;
+            let sf = model.forward_padded(
+                int_tensor(sp.tokens.clone(), 1, t, plain),
+                None,
+                Some(pad_mask(&sp.tokens, 1, plain)),
+            );
+            let mut att0 = Vec::with_capacity(layers * heads * len * len);
+            for a in sf.attention {
+                let a = read_f32(a).await; // [1, h, t, t]
+                for h in 0..heads {
+                    for i in 0..len {
+                        att0.extend_from_slice(&a[(h * t + i) * t..(h * t + i) * t + len]);
+                    }
+                }
+            }
+            // The best head's choices on this sentence, by the probe's rule.
+            let bh = (best.layer * heads + best.head) * len * len;
+            let w = |i: usize, j: usize| {
+                if best.direction == Direction::HeadToDependent {
+                    att0[bh + j * len + i]
+                } else {
+                    att0[bh + i * len + j]
+                }
+            };
+            let gold0: Vec<Vec<Option<usize>>> = vec![show.heads.clone()];
+            let one = m::uas_per_head(&att0[bh..bh + len * len], 1, 1, 1, len, &gold0, &[len]);
+            let (pred, pred_weight): (Vec<i64>, Vec<f32>) = (0..len)
+                .map(|i| {
+                    (0..len).filter(|&j| j != i).fold((-1i64, f32::NEG_INFINITY), |(bj, bw), j| {
+                        if w(i, j) > bw {
+                            (j as i64, w(i, j))
+                        } else {
+                            (bj, bw)
+                        }
+                    })
+                })
+                .unzip();
+            let sample_scored = show.heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
+            let k = usize::from(best.direction == Direction::HeadToDependent);
+            let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
+            snap = Some(SyntaxSnapshot {
+                step: s,
+                words: show.tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
+                heads: show.heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
+                attention: att0,
+                layers,
+                n_heads: heads,
+                best_layer: best.layer,
+                best_head: best.head,
+                transposed: best.direction == Direction::HeadToDependent,
+                head_uas: scores.iter().map(|h| h.uas).collect(),
+                pred,
+                pred_weight,
+                sample_right,
+                sample_scored,
+            });
+        }
+        let row = SyntaxRow {
+            step: s,
+            loss,
+            heldout_loss,
+            uas: best.uas,
+            agreement_acc,
+            sas_reg,
+            best_layer: best.layer,
+            best_head: best.head,
+            best_direction: direction_name(best.direction).to_string(),
+            offset_uas,
+            train_reg,
+            lambda,
+            uas_subject,
+            offset_uas_subject,
+            verb_loss,
+            uas_nonadjacent,
+            offset_uas_nonadjacent,
+            agreement_logodds,
+            verb_number_loss,
+        };
+        (row, snap)
+    }
+}
+
+/// The events of a run, each the end of a plateau ([`m::plateau_end`] with [`m::PLATEAU_RULE`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Onsets {
+    /// Structure onset: the non-adjacent UAS (`uas_nonadjacent`) leaves its plateau upward.
+    pub structure: Option<usize>,
+    /// The loss drop: `verb_loss` (the loss where syntax matters) leaves its plateau downward.
+    pub drop: Option<usize>,
+    /// The same rule on the overall held-out MLM loss (`heldout_loss`).
+    pub heldout_drop: Option<usize>,
+    /// The same rule on the all-arc UAS (`uas`).
+    pub uas_onset: Option<usize>,
+    /// The same rule on `verb_number_loss`, the part of the verb's loss only its number decides.
+    pub number_drop: Option<usize>,
+}
+
+/// The events of recorded rows (see [`Onsets`]).
+pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
+    let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
+    let col = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    Onsets {
+        structure: m::structure_onset(&steps, &col(|r| r.uas_nonadjacent)),
+        drop: m::loss_drop_step(&steps, &col(|r| r.verb_loss)),
+        heldout_drop: m::loss_drop_step(&steps, &col(|r| r.heldout_loss)),
+        uas_onset: m::structure_onset(&steps, &col(|r| r.uas)),
+        number_drop: m::loss_drop_step(&steps, &col(|r| r.verb_number_loss)),
+    }
+}

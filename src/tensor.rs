@@ -1,0 +1,28 @@
+//! Host ↔ tensor helpers shared by every chapter: building int tensors from host vectors and
+//! reading values back. Reads are `async` (`into_data_async`) because WebGPU can only read back
+//! asynchronously; natively [`block_on`] drives them.
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+
+/// Runs a future to completion on the current thread (native only; the page awaits instead).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    futures_lite::future::block_on(f)
+}
+
+/// Reads a float tensor back to the host.
+pub async fn read_f32<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    let data = t.into_data_async().await.expect("tensor readback failed");
+    data.convert::<f32>().try_to_vec::<f32>().expect("f32 data")
+}
+
+/// Reads an int tensor back to the host.
+pub async fn read_i64<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    let data = t.into_data_async().await.expect("tensor readback failed");
+    data.convert::<i64>().try_to_vec::<i64>().expect("i64 data")
+}
+
+/// A `[rows, cols]` int tensor.
+pub fn int_tensor(values: Vec<i64>, rows: usize, cols: usize, device: &Device) -> Tensor<2, Int> {
+    Tensor::from_data(TensorData::new(values, [rows, cols]), device)
+}

@@ -1,0 +1,251 @@
+//! The one training loop. A chapter says what its data, model, loss and metrics are (the
+//! [`Chapter`] trait); [`Trainer`] does the rest, the same way for every chapter:
+//!
+//! One call to [`Trainer::advance`] handles step `s` (the model after `s` updates):
+//! 1. the chapter's training forward on batch `s` ([`Chapter::forward`]: the batch comes from the
+//!    seed's `Train` stream at index `s`, so the cadence of evaluations never changes the data);
+//! 2. a non-finite loss stops the run with the chapter's message ([`Status::Diverged`]); the
+//!    history recorded so far stays;
+//! 3. if `s` is an evaluation step (`eval-every`, `snapshot-every` or the last step), the
+//!    chapter's metrics on the model without autodiff ([`Chapter::evaluate`]) give a row and, at
+//!    the snapshot cadence, a snapshot;
+//! 4. unless `s` is the last step, backpropagate the objective and take one optimizer step at
+//!    [`Chapter::lr`].
+//!
+//! Values are read back with `into_data_async`, so the same code runs on WebGPU in the browser;
+//! natively, [`crate::tensor::block_on`] drives it. Natively a running trainer can be saved and
+//! resumed bit for bit ([`checkpoint`]).
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod checkpoint;
+
+use crate::config::{ConfigError, RunConfig};
+use crate::history::{AtStep, History};
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::{Device, Tensor};
+
+/// Where a run stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// More steps to go.
+    Running,
+    /// All steps done.
+    Finished,
+    /// Stopped: the loss became NaN or infinite. The message says what to change.
+    Diverged(String),
+}
+
+/// Sets a live parameter of a running config (the schema's `live` keys), and resumes a finished
+/// run when `steps` grows past `step`. Keys that need a reset are refused with a message.
+pub fn set_live_param(
+    cfg: &mut RunConfig,
+    status: &mut Status,
+    step: usize,
+    key: &str,
+    value: &str,
+) -> Result<(), ConfigError> {
+    match crate::config::spec(key) {
+        Some(spec) if spec.live => {
+            cfg.set(key, value)?;
+            if *status == Status::Finished && step < cfg.steps {
+                *status = Status::Running;
+            }
+            Ok(())
+        }
+        _ => Err(ConfigError {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed: format!(
+                "a live parameter ({}); others apply at reset",
+                crate::config::PARAMS.iter().filter(|p| p.live).map(|p| p.key).collect::<Vec<_>>().join(", ")
+            ),
+            safe: Some(cfg.get(key).unwrap_or_default()),
+        }),
+    }
+}
+
+/// Adam as chapter 1 uses it (the paper's code): betas (0.9, 0.999), ε 1e-8, no weight decay.
+pub fn adam() -> ModuleOptimizer {
+    AdamConfig::new().with_beta_1(0.9).with_beta_2(0.999).with_epsilon(1e-8).init()
+}
+
+/// AdamW as chapters 2 and 3 use it: betas (0.9, 0.999), ε 1e-8 (PyTorch's defaults), the
+/// config's weight decay, constant learning rate, no clipping.
+pub fn adamw(cfg: &RunConfig) -> ModuleOptimizer {
+    burn::optim::AdamWConfig::new()
+        .with_beta_1(0.9)
+        .with_beta_2(0.999)
+        .with_epsilon(1e-8)
+        .with_weight_decay(cfg.weight_decay as f32)
+        .init()
+}
+
+/// The result of a chapter's training forward at one step.
+pub struct Forward<B> {
+    /// What is backpropagated (the loss, plus any regularizer term).
+    pub objective: Tensor<1>,
+    /// The training loss recorded in the row (read back).
+    pub loss: f64,
+    /// Whether every value read back was finite; a run stops when not.
+    pub finite: bool,
+    /// What the evaluation needs from this step (the batch, its logits).
+    pub batch: B,
+}
+
+/// What a chapter supplies to the one [`Trainer`].
+#[allow(async_fn_in_trait)] // the page runs on one thread: the futures need not be `Send`
+pub trait Chapter: Sized {
+    /// The network.
+    type Model: Module;
+    /// One metric row.
+    type Row: Clone + serde::Serialize + serde::de::DeserializeOwned;
+    /// One snapshot of the maps.
+    type Snapshot: AtStep + Clone + serde::Serialize + serde::de::DeserializeOwned;
+    /// What [`Chapter::forward`] hands to [`Chapter::evaluate`].
+    type Batch;
+    /// State beyond the seed's fixed tables that a resumed run needs (saved in checkpoints).
+    type Carry: Clone + Default + serde::Serialize + serde::de::DeserializeOwned;
+
+    /// The chapter's fixed state (tables, held-out sets, drawn from the seed) and its network
+    /// (weights from the seed's `Init` stream) on `device` (an autodiff device).
+    fn build(cfg: &RunConfig, device: &Device) -> (Self, Self::Model);
+    /// The optimizer ([`adamw`] unless the paper says otherwise).
+    fn optimizer(cfg: &RunConfig) -> ModuleOptimizer {
+        adamw(cfg)
+    }
+    /// The learning rate of the update after step `s` (the config's linear warm-up by default).
+    fn lr(cfg: &RunConfig, s: usize) -> f64 {
+        crate::config::warmup_lr(cfg.lr, cfg.warmup, s)
+    }
+    /// Training forward of step `s` on `device` (autodiff).
+    async fn forward(
+        &mut self,
+        model: &Self::Model,
+        cfg: &RunConfig,
+        s: usize,
+        device: &Device,
+    ) -> Forward<Self::Batch>;
+    /// The metrics of the model after `s` updates (`model` without autodiff, on the plain
+    /// `device`), and a snapshot when `snapshot`.
+    async fn evaluate(
+        &mut self,
+        model: &Self::Model,
+        cfg: &RunConfig,
+        s: usize,
+        train: Forward<Self::Batch>,
+        snapshot: bool,
+        device: &Device,
+    ) -> (Self::Row, Option<Self::Snapshot>);
+    /// What a diverged run says: the step, the loss and what to change.
+    fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String;
+    /// The state to save in a checkpoint.
+    fn carry(&self) -> Self::Carry {
+        Self::Carry::default()
+    }
+    /// Restores [`Chapter::carry`]'s state.
+    fn restore(&mut self, _carry: Self::Carry) {}
+}
+
+/// A training run of chapter `C`.
+pub struct Trainer<C: Chapter> {
+    cfg: RunConfig,
+    device: Device,
+    chapter: C,
+    model: C::Model,
+    optim: ModuleOptimizer,
+    step: usize,
+    status: Status,
+    /// Everything recorded so far.
+    pub history: History<C::Row, C::Snapshot>,
+}
+
+impl<C: Chapter> Trainer<C> {
+    /// Builds the chapter and its model on `device` (a plain device; autodiff is added here).
+    /// Rejects configs that fail the schema or the memory budget
+    /// ([`RunConfig::validate_for_training`]).
+    pub fn new(cfg: RunConfig, device: &Device) -> Result<Trainer<C>, ConfigError> {
+        cfg.validate_for_training()?;
+        let device = device.clone().autodiff();
+        let (chapter, model) = C::build(&cfg, &device);
+        let optim = C::optimizer(&cfg);
+        Ok(Trainer {
+            cfg,
+            device,
+            chapter,
+            model,
+            optim,
+            step: 0,
+            status: Status::Running,
+            history: History::default(),
+        })
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &RunConfig {
+        &self.cfg
+    }
+    /// Updates done.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+    /// Where the run stands.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+    /// Number of parameters.
+    pub fn param_count(&self) -> usize {
+        self.model.num_params()
+    }
+    /// The chapter's fixed state.
+    pub fn chapter(&self) -> &C {
+        &self.chapter
+    }
+
+    /// Changes a live parameter (the schema's `live` keys: `lr`, `steps`, the cadences and each
+    /// chapter's own) without losing the run. Other keys need a new trainer.
+    pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)
+    }
+
+    /// Fault-injection hook for tests: sets the learning rate without validation (an infinite
+    /// rate makes the next update non-finite, which the next step must detect).
+    #[doc(hidden)]
+    pub fn force_lr(&mut self, lr: f64) {
+        self.cfg.lr = lr;
+    }
+
+    /// Handles step `s` = [`Trainer::step`]: forward, record if due, update unless last (see the
+    /// module doc).
+    pub async fn advance(&mut self) -> Status {
+        if self.status != Status::Running {
+            return self.status.clone();
+        }
+        let s = self.step;
+        let fwd = self.chapter.forward(&self.model, &self.cfg, s, &self.device).await;
+        if !fwd.finite || !fwd.loss.is_finite() {
+            self.status = Status::Diverged(C::diverged(&self.cfg, s, fwd.loss));
+            return self.status.clone();
+        }
+        let last = s >= self.cfg.steps;
+        let objective = fwd.objective.clone();
+        if s % self.cfg.eval_every == 0 || s % self.cfg.snapshot_every == 0 || last {
+            let snapshot = s % self.cfg.snapshot_every == 0 || last;
+            let plain = self.device.clone().inner();
+            let model = self.model.valid();
+            let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, fwd, snapshot, &plain).await;
+            self.history.push_row(row);
+            if let Some(snap) = snap {
+                self.history.push_snapshot(snap);
+            }
+        }
+        if last {
+            self.status = Status::Finished;
+            return self.status.clone();
+        }
+        let grads = GradientsParams::from_grads(objective.backward(), &self.model);
+        self.model = self.optim.step(C::lr(&self.cfg, s), self.model.clone(), grads);
+        self.step += 1;
+        Status::Running
+    }
+}
