@@ -170,8 +170,9 @@ pub struct Control {
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Widget {
     /// A slider over the key's range (over log₁₀ of it for a log range) in steps of `step`
-    /// (log₁₀ units for a log range); the value shown has `digits` significant digits; within
-    /// half a step of `snap` (when set) the value is `snap` exactly.
+    /// (log₁₀ units for a log range). A log slider's value has `digits` significant digits, a
+    /// linear one is rounded to its step; within 2.5 steps of `snap` (when set) the value is
+    /// `snap` exactly.
     Slider {
         /// Slider step.
         step: f64,
@@ -281,7 +282,7 @@ pub const PARAMS: &[ParamSpec] = &[
             label: "Attention mask c",
             help: "Multiplies the attention on the entries the solution needs (Ω): >1 pushes attention toward them, <1 away, 1 = off.",
             chapters: &[1],
-            widget: Widget::Slider { step: 0.01, digits: 2, snap: Some(1.0), snap_label: "1 (off)" },
+            widget: Widget::Slider { step: 0.01, digits: 3, snap: Some(1.0), snap_label: "1 (off)" },
         }),
     },
     ParamSpec {

@@ -3,14 +3,16 @@
 // them to the drawing functions and the DOM.
 import init, {
   parseQuery, drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer,
-  configQuery, configJson, parseConfigJson, runHeadline,
+  configQuery, configJson, parseConfigJson, runHeadline, paramSchema,
 } from './pkg/plateau.js';
+import { buildControls, controlled, readControl, setControl } from './controls.js';
 
 const $ = (id) => document.getElementById(id);
 // Okabe–Ito colour-blind-safe palette.
 const C = { blue: '#0072B2', orange: '#E69F00', green: '#009E73', verm: '#D55E00', purple: '#CC79A7', sky: '#56B4E9', grey: '#8a8f98' };
 
 const state = {
+  schema: [], // the engine's parameter schema (paramSchema())
   cfg: null, // the config the next reset uses
   runCfg: null, // the config of the run on screen
   rows: [],
@@ -57,11 +59,6 @@ window.addEventListener('unhandledrejection', (e) => showError(`Something went w
 
 // ---- controls ------------------------------------------------------------------------
 
-const fmtC = (c) => (Math.abs(c - 1) < 1e-9 ? '1 (off)' : Number(c.toPrecision(2)).toString());
-const fmtLr = (lr) => Number(lr.toPrecision(2)).toString();
-
-function sliderToC(v) { return Math.abs(v) < 0.025 ? 1 : Number(Math.pow(10, v).toPrecision(3)); }
-
 // The chapter of an experiment, and the chapter on screen.
 const chapterOf = (experiment) => ({ anchors: 2, syntax: 3 }[experiment] || 1);
 const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
@@ -73,29 +70,40 @@ function showChapter(n) {
   $(`maps-${n}`).prepend($('scrub-box'));
 }
 
+/** Shows `cfg` in every control (chapter 1's task select only for chapter 1's tasks). */
 function setControls(cfg) {
-  $('gamma').value = String(cfg.gamma);
-  $('gamma-out').textContent = String(cfg.gamma);
-  $('model').value = cfg.model;
-  const mem = $('memory');
-  if (Number.isFinite(cfg.memory) && ![...mem.options].some((o) => Number(o.value) === cfg.memory)) {
-    // A URL or config file may ask for another mix: show it as its own option.
-    mem.add(new Option(`reasoning + memory anchors (${Math.round(100 * cfg.memory)} % memory)`, String(cfg.memory)));
+  for (const p of controlled(state.schema)) {
+    if (p.key === 'experiment' && chapterOf(cfg.experiment) !== 1) continue;
+    setControl(p, cfg[p.key]);
   }
-  mem.value = [...mem.options].find((o) => Number(o.value) === cfg.memory)?.value ?? '0';
-  $('lambda').value = String(cfg.lambda);
-  $('lambda-out').textContent = String(cfg.lambda);
-  $('lambda-from').value = String(cfg['lambda-from']);
-  $('lambda-until').value = String(cfg['lambda-until']);
-  $('c').value = String(Math.log10(cfg.c));
-  $('c-out').textContent = fmtC(cfg.c);
-  $('c-from').value = String(cfg['c-from']);
-  $('lr').value = String(Math.log10(cfg.lr));
-  $('lr-out').textContent = fmtLr(cfg.lr);
-  $('attention').value = cfg.attention;
-  if (chapterOf(cfg.experiment) === 1) $('experiment').value = cfg.experiment;
-  $('seed').value = String(cfg.seed);
-  $('preset').value = cfg.preset;
+}
+
+/**
+ * A control moved: the engine validates the new value in the context of the whole config (a
+ * value it rejects is replaced by its safe value, with a notice), the control shows the value
+ * kept, and it applies live or marks Reset pending, as the schema says.
+ */
+function changeParam(p) {
+  const raw = readControl(p);
+  if (p.key === 'preset') {
+    // A preset replaces every default: keep only the chapter and the seed.
+    const parsed = parseQuery(`preset=${encodeURIComponent(raw)}&experiment=${state.cfg.experiment}&seed=${state.cfg.seed}`);
+    parsed.notices.forEach(notice);
+    state.cfg = parsed.config;
+    setControls(state.cfg);
+    markPending(true);
+    return;
+  }
+  const others = configQuery(state.cfg).split('&').filter((kv) => kv && !kv.startsWith(`${p.key}=`));
+  const parsed = parseQuery([...others, `${p.key}=${encodeURIComponent(raw)}`].join('&'));
+  parsed.notices.forEach(notice);
+  const value = parsed.config[p.key];
+  setControl(p, value);
+  if (p.live) setLive(p.key, value);
+  else {
+    state.cfg[p.key] = value;
+    markPending(true);
+  }
 }
 
 function markPending(on) {
@@ -156,38 +164,8 @@ function wireControls() {
   $('play').addEventListener('click', () => send({ type: state.running ? 'pause' : 'resume' }));
   $('stepbtn').addEventListener('click', () => send({ type: 'step' }));
   $('reset').addEventListener('click', () => startRun());
-  $('c').addEventListener('input', () => {
-    const c = sliderToC(Number($('c').value));
-    $('c-out').textContent = fmtC(c);
-    setLive('c', c);
-  });
-  $('c-from').addEventListener('change', () => {
-    const v = Math.max(0, Math.min(1000000, Math.round(Number($('c-from').value) || 0)));
-    $('c-from').value = String(v);
-    setLive('c-from', v);
-  });
-  $('lr').addEventListener('input', () => {
-    const lr = Number(Math.pow(10, Number($('lr').value)).toPrecision(2));
-    $('lr-out').textContent = fmtLr(lr);
-    setLive('lr', lr);
-  });
-  $('gamma').addEventListener('input', () => {
-    const g = Number(Number($('gamma').value).toFixed(2));
-    $('gamma-out').textContent = String(g);
-    state.cfg.gamma = g;
-    markPending(true);
-  });
-  $('lambda').addEventListener('input', () => {
-    const l = Number(Number($('lambda').value).toFixed(3));
-    $('lambda-out').textContent = String(l);
-    setLive('lambda', l);
-  });
-  for (const key of ['lambda-from', 'lambda-until']) {
-    $(key).addEventListener('change', () => {
-      const v = Math.max(0, Math.min(1000000, Math.round(Number($(key).value) || 0)));
-      $(key).value = String(v);
-      setLive(key, v);
-    });
+  for (const p of controlled(state.schema)) {
+    $(p.key).addEventListener(p.control.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
   }
   for (const b of document.querySelectorAll('.chapter')) {
     b.addEventListener('click', () => {
@@ -198,22 +176,6 @@ function wireControls() {
       startRun();
     });
   }
-  for (const key of ['attention', 'experiment', 'model']) {
-    $(key).addEventListener('change', () => { state.cfg[key] = $(key).value; markPending(true); });
-  }
-  $('memory').addEventListener('change', () => { state.cfg.memory = Number($('memory').value); markPending(true); });
-  $('seed').addEventListener('change', () => {
-    const v = Math.max(0, Math.min(4294967295, Math.round(Number($('seed').value) || 0)));
-    $('seed').value = String(v);
-    state.cfg.seed = v;
-    markPending(true);
-  });
-  $('preset').addEventListener('change', () => {
-    const parsed = parseQuery(`preset=${encodeURIComponent($('preset').value)}&experiment=${state.cfg.experiment}&seed=${state.cfg.seed}`);
-    state.cfg = parsed.config;
-    setControls(state.cfg);
-    markPending(true);
-  });
   $('scrub').addEventListener('input', () => {
     const i = Number($('scrub').value);
     // The right end as drawn means "live", even when snapshots arrived since the last draw;
@@ -826,6 +788,8 @@ async function boot() {
     showError(`The WebAssembly engine failed to load (${err.message || err}). This page needs a browser with WebAssembly support; try reloading.`);
     return;
   }
+  state.schema = paramSchema();
+  buildControls(state.schema, $('controls'), null);
   const params = new URLSearchParams(window.location.search);
   const backend = params.get('backend');
   if (backend !== null) {

@@ -129,14 +129,16 @@ test('moving c and pressing Reset starts a new run with that c', { timeout: TEST
   const { page, run } = await openPage('reset');
   await run(async () => {
     await waitTraining(page, 3);
-    // c = 10^slider: End (c = 10), then 50 × ArrowLeft → slider 0.5, c ≈ 3.16.
+    // c = 10^slider over the schema's range 0.01..100: End (slider 2, c = 100), then
+    // 150 × ArrowLeft → slider 0.5, c ≈ 3.16.
     await page.focus('#c');
     await page.keyboard.press('End');
-    for (let i = 0; i < 50; i += 1) await page.keyboard.press('ArrowLeft');
+    assert.equal(await text(page, '#c-out'), '100', 'the slider reaches the largest c the schema allows');
+    for (let i = 0; i < 150; i += 1) await page.keyboard.press('ArrowLeft');
     const slider = Number(await page.$eval('#c', (el) => el.value));
-    assert.ok(Math.abs(slider - 0.5) < 1e-9, `#c should be at 0.5 after End and 50 × ArrowLeft, is ${slider}`);
-    const c = Number(Math.pow(10, slider).toPrecision(3)); // the page's slider → c mapping
-    assert.equal(await text(page, '#c-out'), Number(c.toPrecision(2)).toString(), '#c-out shows the chosen c');
+    assert.ok(Math.abs(slider - 0.5) < 1e-9, `#c should be at 0.5 after End and 150 × ArrowLeft, is ${slider}`);
+    const c = Number(Math.pow(10, slider).toPrecision(3)); // the page's slider → c mapping (3 digits)
+    assert.equal(await text(page, '#c-out'), c.toString(), '#c-out shows the chosen c');
     assert.equal(await text(page, '#reset'), 'Reset', 'c applies live, so Reset is not marked pending');
 
     // Record every value #step shows from the moment Reset is clicked on.

@@ -143,13 +143,13 @@ test('pinning a run overlays it and states both runs', { timeout: TEST_TIMEOUT }
     await page.click('#pin');
     assert.equal(await page.$eval('#pin', (el) => el.getAttribute('aria-pressed')), 'true');
     await page.focus('#c');
-    await page.keyboard.press('End'); // c = 10, live
+    await page.keyboard.press('End'); // c = 100 (the schema's largest), live
     await page.click('#reset');
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'training' || document.querySelector('#run-state').textContent === 'finished');
     await finished(page);
-    await waitFn(page, () => document.querySelector('#compare').textContent.includes('This run (steps=20&c=10'));
+    await waitFn(page, () => document.querySelector('#compare').textContent.includes('This run (steps=20&c=100'));
     const sentence = await text(page, '#compare');
-    assert.match(sentence, /^Pinned run \(steps=20&eval-every=4\): (no drop yet|drop at step \d+) at step 20; test accuracy \d\.\d\d\. This run \(steps=20&c=10&eval-every=4\)/);
+    assert.match(sentence, /^Pinned run \(steps=20&eval-every=4\): (no drop yet|drop at step \d+) at step 20; test accuracy \d\.\d\d\. This run \(steps=20&c=100&eval-every=4\)/);
     assert.match(sentence, /drawn dashed grey/);
     assert.equal(await page.locator('#runs-body tr').count(), 1, 'the first run is in the runs table');
   });
@@ -187,4 +187,54 @@ test('the dist/ folder works under a sub-path of a static server', { timeout: TE
   } finally {
     await sub.close();
   }
+});
+
+test('every control comes from the schema, with its range; a rejected value never stays', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('schema', { query: '?experiment=syntax&lambda=0.5' });
+  await run(async () => {
+    await booted(page);
+    const rows = await page.evaluate(async () => {
+      const m = await import('./www/pkg/plateau.js');
+      return m.paramSchema().filter((p) => p.control).map((p) => {
+        const el = document.getElementById(p.key);
+        return {
+          key: p.key, kind: p.kind, log: p.log, min: p.min, max: p.max, live: p.live, widget: p.control.widget.type,
+          options: p.control.widget.options?.map((o) => o[0]) ?? null, label: p.control.label,
+          tag: el?.tagName, type: el?.type, elMin: el?.min, elMax: el?.max,
+          elOptions: el?.tagName === 'SELECT' ? [...el.options].map((o) => o.value) : null,
+          labelText: document.querySelector(`label[for="${p.key}"]`)?.textContent ?? '',
+          help: document.getElementById(`${p.key}-help`)?.textContent ?? '',
+        };
+      });
+    });
+    assert.equal(rows.length, 13, 'the schema has 13 page controls');
+    for (const r of rows) {
+      assert.ok(r.tag, `#${r.key} is on the page`);
+      assert.ok(r.labelText.startsWith(r.label), `#${r.key}'s label is the schema's: ${r.labelText}`);
+      assert.ok(r.help.endsWith(r.live ? 'Applies live.' : 'Applies at reset.'), `#${r.key}'s help says when it applies: ${r.help}`);
+      if (r.widget === 'slider') {
+        assert.equal(r.type, 'range');
+        const [lo, hi] = r.log ? [Math.log10(r.min), Math.log10(r.max)] : [r.min, r.max];
+        assert.equal(Number(r.elMin), lo, `#${r.key} starts at the schema's minimum`);
+        assert.equal(Number(r.elMax), hi, `#${r.key} ends at the schema's maximum`);
+      } else if (r.widget === 'number') {
+        assert.equal(r.type, 'number');
+        assert.deepEqual([Number(r.elMin), Number(r.elMax)], [r.min, r.max], `#${r.key}'s range is the schema's`);
+      } else {
+        assert.equal(r.tag, 'SELECT');
+        for (const o of r.options) assert.ok(r.elOptions.includes(o), `#${r.key} offers ${o}`);
+      }
+    }
+    // λ = 0.5 from the URL is inside the schema's range, so the slider shows it (it once stopped at 0.2).
+    assert.equal(await text(page, '#lambda-out'), '0.5');
+    assert.equal(Number(await page.$eval('#lambda', (el) => el.value)), 0.5);
+    // A seed the engine refuses is replaced by its safe value, in the box and in the URL.
+    await page.fill('#seed', '-5');
+    await page.dispatchEvent('#seed', 'change');
+    await waitFn(page, () => document.querySelector('#seed').value !== '-5');
+    const seed = await page.$eval('#seed', (el) => el.value);
+    assert.match(seed, /^\d+$/, `the seed box holds the engine's safe value, not -5: ${seed}`);
+    assert.ok(!(await page.evaluate(() => window.location.search)).includes('seed=-5'), 'the refused value is not in the URL');
+    assert.match(await text(page, '#notices'), /seed/, 'a notice says why');
+  });
 });

@@ -1,4 +1,4 @@
-//! The native command-line front end of the engine (`src/bin/plateau.rs` calls [`main`]).
+//! The native command-line front end of the engine (`main.rs` calls [`main`]).
 //!
 //! ```text
 //! plateau run --experiment mws [--preset paper|interactive] [--seed S] [--steps N] [--c C]
@@ -1247,7 +1247,7 @@ fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliErro
         "## Chapter 2 — {} preset, anchors, {} (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Task: {}. Model: {} ({}), γ-init, AdamW. \
          Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
-         `src/data/anchors.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
+         `src/chapters/anchors/data.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
         base.preset.name(),
         base.model.name(),
         args.join(" "),
@@ -1473,7 +1473,7 @@ fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError
     let body = format!(
         "## Chapter 3 — {} preset, syntax (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT \
-         masking on the synthetic dependency grammar of `src/data/grammar.rs`; R averaged over sentences (the paper's code \
+         masking on the synthetic dependency grammar of `src/chapters/syntax/data.rs`; R averaged over sentences (the paper's code \
          sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
          whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
          non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\

@@ -1,0 +1,149 @@
+// @ts-check
+// The parameter controls, built from the engine's schema (`paramSchema()`, the `control` entries
+// of `config::PARAMS`): label, help, widget, chapters, range, scale and whether a change applies
+// live all come from that one table, so a control's range is always its key's range. Values go
+// through the engine (`parseQuery`) before they are kept: a value the engine rejects never stays
+// in the page or the URL; the engine's safe value is shown instead, with its notice.
+
+/**
+ * @typedef {{type: 'slider', step: number, digits: number, snap: number | null, snap_label: string}
+ *   | {type: 'number'}
+ *   | {type: 'select', options: [string, string][]}} Widget
+ * @typedef {{label: string, help: string, chapters: number[], widget: Widget}} Control
+ * @typedef {{key: string, doc: string, kind: 'int' | 'float' | 'choice', min: number, max: number,
+ *   log: boolean, choices: string[], live: boolean, control: Control | null}} Param
+ */
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** Decimal places of a step (0.005 → 3). @param {number} step */
+const decimals = (step) => Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
+
+/**
+ * The parameters that have a control, in schema order.
+ * @param {Param[]} schema
+ * @returns {Param[]}
+ */
+export function controlled(schema) {
+  return schema.filter((p) => p.control);
+}
+
+/**
+ * The slider position of a value (log₁₀ for a log range).
+ * @param {Param} p @param {number} value
+ */
+export function toSlider(p, value) {
+  return p.log ? Math.log10(value) : value;
+}
+
+/**
+ * The value at a slider position: 10^position for a log range (with the widget's significant
+ * digits), the position rounded to the step otherwise; the snap value within 2.5 steps of it.
+ * @param {Param} p @param {number} position
+ */
+export function fromSlider(p, position) {
+  const w = /** @type {Extract<Widget, {type: 'slider'}>} */ (/** @type {Control} */ (p.control).widget);
+  if (w.snap !== null && Math.abs(position - toSlider(p, w.snap)) < 2.5 * w.step) return w.snap;
+  if (p.log) return Number(Math.pow(10, position).toPrecision(w.digits));
+  return Number(position.toFixed(decimals(w.step)));
+}
+
+/**
+ * The text shown beside a slider.
+ * @param {Param} p @param {number} value
+ */
+export function showValue(p, value) {
+  const w = /** @type {Extract<Widget, {type: 'slider'}>} */ (/** @type {Control} */ (p.control).widget);
+  if (w.snap !== null && value === w.snap && w.snap_label) return w.snap_label;
+  return p.log ? Number(value.toPrecision(w.digits)).toString() : String(value);
+}
+
+/**
+ * Builds every control into `container` (before `before`, when given), with ids equal to the
+ * keys (`#c`, `#c-out`, `#c-help`).
+ * @param {Param[]} schema @param {HTMLElement} container @param {Element | null} before
+ */
+export function buildControls(schema, container, before) {
+  for (const p of controlled(schema)) {
+    const c = /** @type {Control} */ (p.control);
+    const box = document.createElement('div');
+    box.className = 'control';
+    if (c.chapters.length) {
+      box.dataset.chapter = String(c.chapters[0]);
+      box.hidden = true;
+    }
+    const label = document.createElement('label');
+    label.htmlFor = p.key;
+    label.textContent = c.label;
+    /** @type {HTMLInputElement | HTMLSelectElement} */
+    let input;
+    if (c.widget.type === 'select') {
+      const sel = document.createElement('select');
+      for (const [value, text] of c.widget.options) sel.add(new Option(text, value));
+      input = sel;
+    } else {
+      const inp = document.createElement('input');
+      if (c.widget.type === 'slider') {
+        inp.type = 'range';
+        inp.min = String(toSlider(p, p.min));
+        inp.max = String(toSlider(p, p.max));
+        inp.step = String(c.widget.step);
+        const out = document.createElement('output');
+        out.id = `${p.key}-out`;
+        out.htmlFor.add(p.key);
+        label.append(' ', out);
+      } else {
+        inp.type = 'number';
+        inp.min = String(p.min);
+        inp.max = String(p.max);
+        inp.step = '1';
+      }
+      input = inp;
+    }
+    input.id = p.key;
+    input.setAttribute('aria-describedby', `${p.key}-help`);
+    const help = document.createElement('p');
+    help.id = `${p.key}-help`;
+    help.className = 'help';
+    help.textContent = `${c.help} ${p.live ? 'Applies live.' : 'Applies at reset.'}`;
+    box.append(label, input, help);
+    container.insertBefore(box, before);
+  }
+}
+
+/**
+ * Shows `value` in the control of `p`.
+ * @param {Param} p @param {unknown} value
+ */
+export function setControl(p, value) {
+  const el = /** @type {HTMLInputElement | HTMLSelectElement} */ ($(p.key));
+  const w = /** @type {Control} */ (p.control).widget;
+  if (w.type === 'slider') {
+    el.value = String(toSlider(p, Number(value)));
+    $(`${p.key}-out`).textContent = showValue(p, Number(value));
+  } else if (w.type === 'select') {
+    const sel = /** @type {HTMLSelectElement} */ (el);
+    const match = (/** @type {HTMLOptionElement} */ o) => (p.kind === 'float' ? Number(o.value) === Number(value) : o.value === String(value));
+    if (![...sel.options].some(match)) {
+      // A URL or config file may ask for a value the list does not offer: show it as its own option.
+      const text = p.key === 'memory' ? `reasoning + memory anchors (${Math.round(100 * Number(value))} % memory)` : String(value);
+      sel.add(new Option(text, String(value)));
+    }
+    sel.value = /** @type {HTMLOptionElement} */ ([...sel.options].find(match)).value;
+  } else {
+    el.value = String(value);
+  }
+}
+
+/**
+ * The value the control of `p` shows now (as the engine's query syntax reads it).
+ * @param {Param} p
+ * @returns {string}
+ */
+export function readControl(p) {
+  const el = /** @type {HTMLInputElement | HTMLSelectElement} */ ($(p.key));
+  const w = /** @type {Control} */ (p.control).widget;
+  if (w.type === 'slider') return String(fromSlider(p, Number(el.value)));
+  return el.value;
+}
