@@ -21,12 +21,14 @@ const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const decimals = (step) => Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
 
 /**
- * The parameters that have a control, in schema order.
+ * The parameters that have a control, in page order: each chapter's own first, then the shared
+ * ones that apply live, then the shared ones that apply at reset (schema order within each).
  * @param {Param[]} schema
  * @returns {Param[]}
  */
 export function controlled(schema) {
-  return schema.filter((p) => p.control);
+  const rank = (/** @type {Param} */ p) => (/** @type {Control} */ (p.control).chapters.length ? 0 : p.live ? 1 : 2);
+  return schema.filter((p) => p.control).map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map((x) => x.p);
 }
 
 /**
