@@ -1,0 +1,248 @@
+//! Unit tests of the bench's parsers, measurements and report.
+
+use super::*;
+
+#[test]
+fn flops_of_the_paper_step_by_hand() {
+    // Paper preset: batch 256, seq 32, d 256, d_ff 1024, vocab 18, 1 layer.
+    // T = 8192 tokens. Projections 4·2·8192·256² = 4 294 967 296; scores and A·V
+    // 2·2·256·32²·256 = 268 435 456; MLP 2·2·8192·256·1024 = 8 589 934 592; head
+    // 2·8192·256·18 = 75 497 472. Forward 13 228 834 816; step ×3 = 39 686 504 448.
+    let s = shape(&RunConfig::preset(Preset::Paper));
+    assert_eq!((s.batch, s.seq, s.d_model, s.d_ff, s.vocab, s.layers), (256, 32, 256, 1024, 18, 1));
+    assert_eq!(train_step_flops(&s), 39_686_504_448.0);
+}
+
+#[test]
+fn shapes_follow_the_chapters() {
+    let s2 = shape(&case_config(&cases(false)[2]));
+    // chapter 2's default sequence length (`seq-len`), not a constant
+    assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (8, 100, "last", true, true));
+    let s3 = shape(&case_config(&cases(false)[3]));
+    assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads), (20, "mlm", false, 4));
+}
+
+#[test]
+fn profiles_are_parsed_and_sorted_into_kinds() {
+    let lines = "    16.57%    13152:plateau  [.] gemm_f32::microkernel::avx512f::f32::x4x6\n\
+                 7.10%    13150:plateau  [.] __memmove_evex_unaligned_erms\n\
+                 not a sample line\n";
+    assert_eq!(
+        parse_perf_report(lines),
+        vec![
+            (16.57, "[.] gemm_f32::microkernel::avx512f::f32::x4x6".to_string()),
+            (7.1, "[.] __memmove_evex_unaligned_erms".to_string())
+        ]
+    );
+    for (name, kind) in [
+        ("matrixmultiply::kernel::sgemm_kernel", 0),
+        ("[.] gemm_common::simd::x86::V4::vectorize", 0),
+        ("[.] macerator::backend::x86::v4::V4Impl::run_vectorized", 1),
+        ("burn_ndarray::ops::base::NdArrayMathOps::sum_dim", 1),
+        ("[.] __expf_fma", 2),
+        ("libm::math::logf::logf", 2),
+        ("compiler_builtins::math::libm_math::powf::powf", 2),
+        ("__rustc::__rdl_alloc_zeroed", 3),
+        ("[k] exc_page_fault", 3),
+        ("dlmalloc::dlmalloc::Dlmalloc<A>::malloc", 3),
+        ("memset", 3),
+        ("(program)", 4),
+        ("__wbg_call_1234", 4),
+    ] {
+        assert_eq!(kind_of(name), KINDS[kind], "{name}");
+    }
+    let kinds = by_kind(&[(2.0, "memcpy".into()), (1.0, "sgemm".into()), (3.0, "matrixmultiply".into())]);
+    assert_eq!(kinds, [4.0, 0.0, 0.0, 2.0, 0.0]);
+}
+
+#[test]
+fn report_ratios_and_targets_by_hand() {
+    let paper = cases(false)[0].clone();
+    let ch2 = cases(false)[2].clone();
+    let r = Results {
+        command: "plateau bench".into(),
+        threads: 2,
+        cpu: "test CPU".into(),
+        native: vec![
+            (paper.clone(), vec![(backend::CPU.name().to_string(), Ok(100.0))]),
+            (ch2.clone(), vec![(backend::CPU.name().to_string(), Ok(20.0))]),
+        ],
+        torch: vec![Ok(TorchResult { ms: 150.0, version: "1.13".into() }), Err("not run".into())],
+        browser: Some(Ok(BrowserResult {
+            browser: "Chromium 1".into(),
+            steps: vec![
+                BrowserStep { name: paper.name.into(), backend: "cpu".into(), ms: Some(250.0), error: None },
+                BrowserStep { name: ch2.name.into(), backend: "cpu".into(), ms: Some(50.0), error: None },
+            ],
+            drop_seconds: Some(12.34),
+            drop_step: Some(225),
+            longest_task_ms: Some(61.0),
+            longest_draw_ms: Some(22.0),
+            long_tasks: vec![LongTask {
+                ms: 61.0,
+                step: 1,
+                window_ms: Some(80.0),
+                cpu: vec![
+                    ("renderer thread pool (V8 compiles, GC)".into(), 90.0),
+                    ("training worker".into(), 50.0),
+                    ("page main thread".into(), 20.0),
+                ],
+            }],
+            profile: Some(BrowserProfile {
+                steps: 2,
+                ms: 250.0,
+                profiled_ms: 260.0,
+                functions: vec![
+                    ("matrixmultiply::gemm::masked_kernel".into(), 300.0),
+                    ("ndarray::zip::Zip<P,D>::for_each".into(), 120.0),
+                    ("memcpy".into(), 40.0),
+                    ("libm::math::expf::expf".into(), 20.0),
+                    ("(garbage collector)".into(), 20.0),
+                ],
+                error: None,
+            }),
+            ..Default::default()
+        })),
+        wasm: Some(Ok(WasmSize {
+            raw: 9_000_000,
+            gzip: 3_100_000,
+            sections: vec![("code".into(), 8_000_000, 2_700_000)],
+        })),
+        one_thread: Some(Ok(vec![(backend::CPU.name().to_string(), Ok(160.0))])),
+        torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "1.13".into() })),
+        one_thread_cpu: vec![("ch2 interactive".into(), Ok(30.0))],
+        memory: vec![(1000, 20e6, 21e6)],
+        native_drop: Some((8.0, 225)),
+        native_verdicts: vec![Verdict {
+            gamma: 0.8,
+            answer: "inferential".into(),
+            step: Some(450),
+            seconds: Some(40.0),
+        }],
+        native_profile: Some(Ok(parse_perf_report(
+            "    50.00%    13152:plateau  [.] gemm_f32::microkernel::x4x6\n\
+             30.00%    13150:plateau  [.] burn_ndarray::ops::zip_map\n\
+             10.00%    13150:plateau  [k] clear_page_erms\n\
+              5.00%    13150:plateau  [.] __expf_fma\n\
+              5.00%    13150:plateau  [.] main\n",
+        ))),
+    };
+    let text = report(&r, "2026-11-30");
+    // 39.69 GFLOP in 100 ms = 396.9 GFLOP/s; PyTorch 150 ms ÷ 100 ms = 1.50× the steps/s.
+    assert!(
+        text.contains("| ch1 paper | 39.69 | native cpu (ndarray) | 100 | 10.00 | 396.9 | 1.50× | 1.00× |"),
+        "{text}"
+    );
+    assert!(text.contains("| ch1 paper | 39.69 | PyTorch | 150 | 6.67 | 264.6 | 1× | 0.67× |"), "{text}");
+    // Browser 250 ms: 0.60× PyTorch, 0.40× native.
+    assert!(text.contains("| browser CPU (wasm) | 250 | 4.00 | 158.7 | 0.60× | 0.40× |"), "{text}");
+    assert!(text.contains("same threads | 1.50× (100 ms/step on cpu (ndarray) vs 150 ms/step) | yes |"), "{text}");
+    assert!(text.contains("browser CPU ≥ 0.5× native, ch1 paper | 0.40× (250 vs 100 ms/step) | **no** |"), "{text}");
+    assert!(
+        text.contains("| 12.3 s of training (step 225); natively 8.0 s (step 225, cpu (ndarray), 2 threads) | yes |"),
+        "{text}"
+    );
+    assert!(text.contains("| longest 61 ms | **no** |"), "{text}");
+    assert!(text.contains("| 9.0 MB raw, 3.1 MB gzip -9 | **no** |"), "{text}");
+    // One thread each: PyTorch 200 ms ÷ 160 ms = 1.25×; the browser 200 ÷ 250 = 0.80×.
+    assert!(text.contains("| native cpu (ndarray), 1 thread | 160 | 1.25× |"), "{text}");
+    assert!(text.contains("| PyTorch, 1 thread | 200 | 1× |"), "{text}");
+    assert!(text.contains("| browser CPU (wasm) | 250 | 0.80× |"), "{text}");
+    // Each target not met has its reason, with this run's figures; the met one has none.
+    let why = &text[text.find("## What stands in the way").expect("blockers section")..];
+    assert!(!why.contains("Native vs PyTorch"), "{why}");
+    assert!(why.contains("on one thread (cpu (ndarray), 160 ms/step) the browser is 0.64×"), "{why}");
+    // By kind: native shares × 160 ms (GEMM 50 % → 80, elementwise 30 % → 48, memory 10 % → 16,
+    // exp 5 % → 8, other 5 % → 8); the browser's self time ÷ 2 steps (150, 60, 20, 10, 10).
+    assert!(
+        why.contains(
+            "the browser spends more on: matrix products (GEMM kernels, packing) +70.0 (80.0 → 150 ms/step); \
+             elementwise, reductions, layout ops +12.0 (48.0 → 60.0 ms/step); memory"
+        ),
+        "{why}"
+    );
+    // ch2: 20 ms natively on 2 threads, 30 on one, 50 in the browser: 0.40×, and 0.60× of one thread.
+    assert!(why.contains("**Browser vs native, ch2 interactive.** The page's engine runs on one thread"), "{why}");
+    assert!(why.contains("on one thread (cpu (ndarray), 30.0 ms/step) the browser is 0.60×."), "{why}");
+    let prof = &text[text.find("## Profile of the paper-preset step: browser vs native").expect("profile")..];
+    assert!(prof.contains("over 2 timed steps"), "{prof}");
+    assert!(prof.contains("(250 ms/step unprofiled, 260 while profiled"), "{prof}");
+    assert!(prof.contains("| matrix products (GEMM kernels, packing) | 80.0 | 150 | 1.88× |"), "{prof}");
+    assert!(prof.contains("| exp / log | 8.0 | 10.0 | 1.25× |"), "{prof}");
+    assert!(prof.contains("| all | 160 | 250 | 1.56× |"), "{prof}");
+    assert!(
+        prof.contains("| `matrixmultiply::gemm::masked_kernel` | 150 | matrix products (GEMM kernels, packing) |"),
+        "{prof}"
+    );
+    assert!(prof.contains("| `(garbage collector)` | 10.0 | other (JavaScript glue"), "{prof}");
+    assert!(
+        why.contains("The longest task was 61 ms; the page's own longest drawing job in that stretch took 22 ms"),
+        "{why}"
+    );
+    assert!(why.contains("the code section 8.0 MB raw, 2.7 MB gzip -9"), "{why}");
+    assert!(
+        why.contains("| 61 ms | 1 | 80 ms | renderer thread pool (V8 compiles, GC) 90 ms, training worker 50 ms, page main thread 20 ms |"),
+        "{why}"
+    );
+    assert!(
+        why.contains("the main thread itself ran at most 20 ms of CPU; for at least 41 ms of each it was not running"),
+        "{why}"
+    );
+    assert!(why.contains("All of them came by step 1, as training starts"), "{why}");
+    assert!(!why.contains("Time to the drop"), "{why}");
+    assert!(text.contains("| native (whole process) | 1000 | 20.0 MB | 21.0 MB |"), "{text}");
+
+    // A late drop: 18 s in the page against 8 s natively; at a timed 50 ms/step the 225 steps
+    // take 11.25 s, which leaves 6.75 s to what the step timing leaves out.
+    let mut late = r;
+    if let Some(Ok(b)) = &mut late.browser {
+        b.drop_seconds = Some(18.0);
+        b.steps.push(BrowserStep {
+            name: "ch1 interactive".into(),
+            backend: "cpu".into(),
+            ms: Some(50.0),
+            error: None,
+        });
+        b.stretch = Some(CpuSplit {
+            window_ms: 18_500.0,
+            cpu: vec![("training worker".into(), 17_000.0), ("stolen by the hypervisor".into(), 4_250.0)],
+        });
+    }
+    let text = report(&late, "2026-11-30");
+    assert!(text.contains("| 18.0 s of training (step 225); natively 8.0 s"), "{text}");
+    let why = &text[text.find("## What stands in the way").expect("blockers section")..];
+    assert!(why.contains("got there at step 225 after 8.0 s, so the page took 2.25× as long"), "{why}");
+    assert!(why.contains("the 225 training steps alone take 11.2 s; the other 6.8 s"), "{why}");
+    assert!(
+        why.contains(
+            "evaluation every 5 steps (the held-out loss and greedy decoding of 32 sequences, 8 forward passes each)"
+        ),
+        "{why}"
+    );
+    assert!(
+        why.contains("(18.5 s of wall time, so 37.0 s of CPU time on 2 cores) this machine's CPU time went to: training worker 17.0 s, stolen by the hypervisor 4.2 s."),
+        "{why}"
+    );
+}
+
+#[test]
+fn wasm_sections_by_hand() {
+    // Header, a type section of 4 bytes, a custom section "name" with 2 bytes after its name,
+    // and a code section whose size (130) takes two LEB128 bytes (0x82 0x01).
+    let mut w = b"\0asm\x01\0\0\0".to_vec();
+    w.extend([1, 4, 1, 0x60, 0, 0]);
+    w.extend([0, 7, 4, b'n', b'a', b'm', b'e', 9, 9]);
+    w.extend([10, 0x82, 0x01]);
+    w.extend(std::iter::repeat_n(0u8, 130));
+    let s = wasm_sections(&w).unwrap();
+    let names: Vec<(&str, usize, usize)> = s.iter().map(|(n, r)| (n.as_str(), r.start, r.end)).collect();
+    assert_eq!(names, vec![("type", 10, 14), ("name", 16, 23), ("code", 26, 156)]);
+    assert!(wasm_sections(b"\0asm\x01\0\0\0\x0a\x05\0").unwrap_err().contains("past the end"));
+    assert!(wasm_sections(b"GIF89a..").is_err());
+}
+
+#[test]
+fn last_line_of_child_output() {
+    assert_eq!(last_line(b"noise\n{\"a\":1}\n"), b"{\"a\":1}");
+    assert_eq!(last_line(b"{\"a\":1}"), b"{\"a\":1}");
+}

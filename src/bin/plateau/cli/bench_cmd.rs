@@ -1,0 +1,163 @@
+//! `plateau bench`: the flags, the runs and the report (the measurements are in `crate::bench`).
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let flags = parse_flags(
+        args,
+        &[
+            "suite",
+            "backends",
+            "torch",
+            "browser",
+            "wasm",
+            "memory-steps",
+            "only",
+            "write",
+            "json",
+            "one-thread",
+            "native-profile",
+        ],
+    )?;
+    let full = match flags.get("suite").unwrap_or("quick") {
+        "quick" => false,
+        "full" => true,
+        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full"))),
+    };
+    let kinds: Vec<BackendKind> = flags
+        .get("backends")
+        .unwrap_or("ndarray,flex,wgpu")
+        .split(',')
+        .map(|b| BackendKind::parse(b.trim()).ok_or_else(|| CliError(format!("--backends: unknown backend {b:?}"))))
+        .collect::<Result<_, _>>()?;
+    let off = |v: &str| v == "none" || v.is_empty();
+    let torch = flags.get("torch").unwrap_or("/usr/bin/python3 bench/torch_bench.py").to_string();
+    let browser = flags.get("browser").unwrap_or("node bench/browser.mjs").to_string();
+    let wasm = flags.get("wasm").unwrap_or("www/pkg/plateau_bg.wasm").to_string();
+    let memory_steps: usize = match flags.get("memory-steps") {
+        Some(v) => v.parse().map_err(|_| CliError(format!("--memory-steps {v:?}: allowed an integer ≥ 0")))?,
+        None if full => 10_000,
+        None => 0,
+    };
+    let one_thread = match flags.get("one-thread").unwrap_or("yes") {
+        "yes" => true,
+        "no" => false,
+        other => return Err(CliError(format!("--one-thread {other:?}: allowed yes, no"))),
+    };
+    // `--json`: only the native timings, as JSON (the one-thread child of `time_native_one_thread`).
+    let json = flags.get("json").is_some();
+    let mut cases = bench::cases(full);
+    if let Some(only) = flags.get("only") {
+        cases.retain(|c| c.name == only);
+        if cases.is_empty() {
+            let names: Vec<_> = bench::cases(full).iter().map(|c| c.name).collect();
+            return Err(CliError(format!("--only {only:?}: allowed one of {}", names.join(", "))));
+        }
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut r = bench::Results {
+        command: format!("plateau bench {}", args.join(" ")),
+        threads,
+        cpu: bench::cpu_model(),
+        ..Default::default()
+    };
+    // Memory first: this process's peak would otherwise be the paper preset's.
+    if memory_steps > 0 && !json {
+        eprintln!("bench: native memory over {memory_steps} interactive steps");
+        r.memory = bench::native_memory(memory_steps);
+    }
+    for case in &cases {
+        let mut natives = vec![];
+        for &kind in &kinds {
+            eprintln!("bench: {} — native {}", case.name, kind.name());
+            let m = bench::time_native(case, kind);
+            eprintln!("        {}", m.as_ref().map_or_else(|e| e.clone(), |ms| format!("{ms:.1} ms/step")));
+            natives.push((kind.name().to_string(), m));
+        }
+        r.native.push((case.clone(), natives));
+        if json {
+            continue;
+        }
+        if !off(&torch) {
+            eprintln!("bench: {} — PyTorch", case.name);
+            let t = bench::time_torch(&torch, case, threads);
+            eprintln!("        {}", t.as_ref().map_or_else(|e| e.clone(), |t| format!("{:.1} ms/step", t.ms)));
+            r.torch.push(t);
+        } else {
+            r.torch.push(Err("not run (--torch none)".into()));
+        }
+    }
+    if json {
+        let rows: Vec<bench::JsonTiming> =
+            r.native.iter().flat_map(|(_, n)| n.iter().map(bench::JsonTiming::from_timing)).collect();
+        println!("{}", serde_json::to_string(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // The paper preset once more with one thread, natively and in PyTorch: the browser runs one.
+    if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper") {
+        let cpu_kinds: Vec<&str> = kinds.iter().filter(|k| k.name().starts_with("cpu")).map(|k| k.flag()).collect();
+        if one_thread && !cpu_kinds.is_empty() && threads > 1 {
+            eprintln!("bench: {} — native, one thread ({})", paper.name, cpu_kinds.join(", "));
+            let t = bench::time_native_one_thread(paper, &cpu_kinds.join(","), full);
+            eprintln!("        {t:?}");
+            r.one_thread = Some(t);
+            if !off(&torch) {
+                eprintln!("bench: {} — PyTorch, one thread", paper.name);
+                r.torch_one_thread = Some(bench::time_torch(&torch, paper, 1));
+            }
+        }
+    }
+    // The other cases with one thread on the page's CPU backend, beside the browser's figures.
+    if one_thread && threads > 1 && !off(&browser) && kinds.contains(&backend::CPU) {
+        for case in cases.iter().filter(|c| c.name != "ch1 paper") {
+            eprintln!("bench: {} — native, one thread ({})", case.name, backend::CPU.flag());
+            let t = bench::time_native_one_thread(case, backend::CPU.flag(), full)
+                .and_then(|v| v.into_iter().next().ok_or_else(|| "no timing".to_string()))
+                .and_then(|(_, m)| m);
+            eprintln!("        {t:?}");
+            r.one_thread_cpu.push((case.name.to_string(), t));
+        }
+    }
+    if !off(&browser) {
+        eprintln!("bench: the page's default run natively, to the drop");
+        r.native_drop = bench::native_drop();
+        eprintln!("        {:?}", r.native_drop);
+        eprintln!("bench: browser (headless Chromium)");
+        r.browser = Some(bench::run_browser(&browser, &cases, memory_steps, full));
+        if let Some(Err(e)) = &r.browser {
+            eprintln!("        {e}");
+        }
+        // Chapter 2's time to verdict natively, beside the browser's (minutes of training: only
+        // when the browser measured its own).
+        if matches!(&r.browser, Some(Ok(b)) if !b.verdicts.is_empty()) {
+            for gamma in [0.8, 0.3] {
+                eprintln!("bench: chapter 2's default natively at γ = {gamma}, to its verdict");
+                if let Some(v) = bench::native_verdict(gamma) {
+                    eprintln!("        {v:?}");
+                    r.native_verdicts.push(v);
+                }
+            }
+        }
+    }
+    if !off(&wasm) {
+        r.wasm = Some(bench::wasm_size(&wasm));
+    }
+    // `--native-profile FILE`: `perf report` of the paper step on one thread (scripts/bench.sh).
+    if let Some(path) = flags.get("native-profile") {
+        r.native_profile = Some(match std::fs::read_to_string(path) {
+            Ok(text) => Some(bench::parse_perf_report(&text))
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("no perf samples in {path}")),
+            Err(e) => Err(format!("cannot read {path}: {e}")),
+        });
+    }
+    let text = bench::report(&r, &today());
+    print!("{text}");
+    if let Some(path) = flags.get("write") {
+        std::fs::write(path, &text).map_err(|e| CliError(format!("--write {path}: {e}")))?;
+        eprintln!("bench: wrote {path}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

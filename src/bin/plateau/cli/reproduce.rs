@@ -1,0 +1,379 @@
+//! `plateau reproduce` for chapter 1 (the c sweep over seeds, with checkpoints and resume), and the
+//! finished-run store chapters 2 and 3 share (`kept_run`).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `plateau reproduce`: the paper's c sweep over seeds; writes one CSV per run and rewrites this
+/// preset's section of `REPRODUCTION.md` from the recorded numbers.
+pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::plateau::summary as report;
+    let flags = parse_flags(
+        args,
+        &[
+            "seeds",
+            "cs",
+            "out",
+            "csv-dir",
+            "backend",
+            "quiet",
+            "resume",
+            "finished-only",
+            "long-factor",
+            "checkpoint-every",
+            "stop-after",
+            "gammas",
+            "strength",
+            "brief-until",
+            "ablation",
+            "factors",
+            "page",
+            "fresh-seeds",
+            "search",
+            "configs",
+            "max-memory",
+        ],
+    )?;
+    apply_max_memory(&flags)?;
+    if matches!(flags.cfg.experiment, plateau::config::Task::Anchors | plateau::config::Task::Syntax) {
+        // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
+        // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
+        if let Some(f) =
+            ["stop-after", "checkpoint-every", "long-factor", "cs"].into_iter().find(|f| flags.get(f).is_some())
+        {
+            return Err(CliError(format!(
+                "--{f} is for the chapter 1 sweep; chapters 2 and 3 read back the runs they finished and train the missing ones"
+            )));
+        }
+    }
+    match flags.cfg.experiment {
+        plateau::config::Task::Anchors => return reproduce_anchors(&flags, args),
+        plateau::config::Task::Syntax => return reproduce_syntax(&flags, args),
+        _ => {}
+    }
+    let seeds = seed_list(&flags, "0,1,2")?;
+    let cs = list_flag(&flags, "cs", "0.5,1,2.5,10")?;
+    let long: usize = match flags.get("long-factor").unwrap_or("5").parse::<usize>() {
+        Ok(k) if k >= 1 => k,
+        _ => {
+            return Err(CliError(format!(
+                "--long-factor {:?}: a whole number ≥ 1 (runs with c < 1 train that many times --steps)",
+                flags.get("long-factor").unwrap_or_default()
+            )))
+        }
+    };
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let kind = flags.backend()?;
+    std::fs::create_dir_all(&csv_dir)?;
+    let base = flags.cfg.clone();
+    let mut summaries = vec![];
+    let mut resumed = 0;
+    // `--finished-only`: write the section from the runs finished so far, train nothing.
+    let finished_only = flags.get("finished-only").is_some();
+    // `--checkpoint-every K`: save each run's state every K steps (0: never), so `--resume`
+    // continues an interrupted run; `--stop-after N`: train at most N steps in this invocation.
+    let every = count_flag(&flags, "checkpoint-every", 25)?;
+    let mut budget = flags.get("stop-after").map(|_| count_flag(&flags, "stop-after", 0)).transpose()?;
+    if budget == Some(0) {
+        return Err(CliError("--stop-after: at least 1 step".into()));
+    }
+    if std::env::var_os("BURN_DEVICE").is_none() {
+        // burn loads a checkpoint's optimizer state on its default device: make that the run's
+        // backend (no thread has started yet; see `Trainer::from_checkpoint`).
+        std::env::set_var("BURN_DEVICE", kind.flag());
+    }
+    let mut missing: Vec<String> = vec![];
+    let mut diverged = 0;
+    for &c in &cs {
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            cfg.set("c", &c.to_string())?;
+            cfg.set("seed", &seed.to_string())?;
+            if c < 1.0 {
+                // The paper trains 2000 steps (5× 400) for c < 1.
+                cfg.steps = base.steps * long;
+            }
+            let path = format!("{csv_dir}/{}-{}-c{c}-seed{seed}.csv", cfg.preset.name(), cfg.experiment.name());
+            let meta_path = format!("{}.json", path.trim_end_matches(".csv"));
+            if flags.get("resume").is_some() || finished_only {
+                if let Some(summary) = finished_run(&meta_path, &cfg, kind) {
+                    eprintln!("c={c} seed={seed}: reusing the finished run in {meta_path} (--resume)");
+                    summaries.push(summary);
+                    resumed += 1;
+                    continue;
+                }
+            }
+            if finished_only {
+                missing.push(format!("c = {c} seed {seed}"));
+                continue;
+            }
+            if budget == Some(0) {
+                missing.push(format!("c = {c} seed {seed}"));
+                continue;
+            }
+            let ckpt_dir = format!("{}.ckpt", path.trim_end_matches(".csv"));
+            let label = format!("c={c} seed={seed}");
+            let resumed_from =
+                if flags.get("resume").is_some() { load_checkpoint(&ckpt_dir, &cfg, kind) } else { None };
+            let (trainer, wall_before) = match resumed_from {
+                Some((t, wall)) => {
+                    eprintln!("{label}: continuing from the checkpoint in {ckpt_dir} at step {} (--resume)", t.step());
+                    (t, wall)
+                }
+                None => (PlateauTrainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
+            };
+            let mut run = Run::Plateau(Box::new(trainer));
+            let run_start = Instant::now();
+            let mut stopped = false;
+            let mut after_step = |run: &Run| -> Result<bool, CliError> {
+                let Run::Plateau(t) = run else { unreachable!("reproduce trains chapter 1 runs") };
+                let out_of_budget = budget.as_mut().is_some_and(|b| {
+                    *b -= 1;
+                    *b == 0
+                });
+                if out_of_budget || (every > 0 && t.step() % every == 0) {
+                    save_checkpoint(&ckpt_dir, t, kind, wall_before + run_start.elapsed().as_secs_f64())?;
+                }
+                stopped = out_of_budget;
+                Ok(!out_of_budget)
+            };
+            let secs = wall_before + drive(&mut run, flags.get("quiet").is_some(), &label, &mut after_step)?;
+            let Run::Plateau(run) = run else { unreachable!("reproduce trains chapter 1 runs") };
+            if stopped {
+                eprintln!("{label}: stopped at step {} (--stop-after); checkpoint in {ckpt_dir}", run.step());
+                missing.push(format!("c = {c} seed {seed} (checkpointed at step {} of {})", run.step(), cfg.steps));
+                continue;
+            }
+            std::fs::write(&path, plateau::history::to_csv(&MetricRow::columns(&cfg), &run.history.rows))?;
+            if let Status::Diverged(msg) = run.status() {
+                // Kept for inspection, recorded as diverged: never reused as finished (`finished_run`
+                // skips it, so `--resume` trains it again) and reported below, exit status 3.
+                let meta =
+                    serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "diverged": msg });
+                std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
+                missing.push(format!("c = {c} seed {seed} (diverged at step {})", run.step()));
+                diverged += 1;
+                continue;
+            }
+            let summary = report::summarize(&run.history, cfg.seed, c, secs);
+            let meta =
+                serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "summary": summary });
+            std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
+            summaries.push(summary);
+            if std::path::Path::new(&ckpt_dir).exists() {
+                std::fs::remove_dir_all(&ckpt_dir)?;
+            }
+        }
+    }
+    let name = format!("chapter1-{}-{}", base.preset.name(), base.experiment.name());
+    let cmd = format!("cargo run --release --bin plateau -- reproduce {}", args.join(" "));
+    let cfgline: Vec<String> = base.non_default_pairs().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let body = format!(
+        "## Chapter 1 — {} preset, {} (generated)\n\n\
+         Written by `{}` on {} ({} backend, {} threads available). Model: {} layer(s), {} head(s), d {}, d_ff {}, {} attention, \
+         n {}, batch {}, lr {}, {} steps ({}× for c < 1), evaluation every {} steps on a fresh held-out batch of {}. \
+         Non-default settings: {}. Per-run CSVs: `{csv_dir}/`. *Wall s* is each run's wall-clock time, including any \
+         time this machine gave to other work meanwhile (step timings measured side by side are in `BENCHMARKS.md`).{}\n\n{}\n\
+         ### Against the paper\n\n{}",
+        base.preset.name(),
+        base.experiment.name(),
+        cmd.trim(),
+        today(),
+        kind.name(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        base.layers,
+        base.heads,
+        base.d_model,
+        base.d_ff,
+        base.attention.name(),
+        base.n,
+        base.batch,
+        base.lr,
+        base.steps,
+        long,
+        base.eval_every,
+        base.eval_batch,
+        if cfgline.is_empty() { "none".to_string() } else { cfgline.join(", ") },
+        if finished_only {
+            format!(
+                " `--finished-only`: the runs below were finished by earlier invocations (same config and backend; \
+                 the date of each is in its `{csv_dir}/*.json`); this one trained nothing."
+            )
+        } else if resumed > 0 {
+            format!(
+                " {resumed} of the {} runs were finished by earlier invocations with `--resume` (same config and \
+                 backend; the date of each is in its `{csv_dir}/*.json`), the rest by this one.",
+                summaries.len()
+            )
+        } else {
+            String::new()
+        },
+        report::table(&summaries),
+        report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == plateau::config::Task::Mws),
+    );
+    let body = if missing.is_empty() {
+        body
+    } else {
+        format!(
+            "{body}\n**Unfinished sweep:** {} of the {} runs are finished; not finished: {}. The same command with \
+             `--resume` (instead of `--finished-only` or `--stop-after`) trains the missing runs, continues the \
+             checkpointed ones and keeps the finished ones.\n",
+            summaries.len(),
+            summaries.len() + missing.len(),
+            missing.join(", ")
+        )
+    };
+    write_section(&out, &name, &body)?;
+    if diverged > 0 {
+        eprintln!("{diverged} run(s) diverged; the section lists them as not finished");
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary of a finished run recorded in `meta_path` (written after each run of
+/// `reproduce`), if it was made with exactly `cfg` on `kind`.
+pub(super) fn finished_run(
+    meta_path: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+) -> Option<plateau::chapters::plateau::summary::RunSummary> {
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta_path).ok()?).ok()?;
+    let same_cfg = serde_json::from_value::<RunConfig>(meta["config"].clone()).ok()? == *cfg;
+    let same_backend = meta["backend"].as_str()? == kind.name();
+    if !(same_cfg && same_backend) || meta.get("diverged").is_some() {
+        return None;
+    }
+    serde_json::from_value(meta["summary"].clone()).ok()
+}
+
+/// Writes `t`'s [`Checkpoint`](plateau::train::checkpoint::Checkpoint) to the directory `dir` (`model.bpk`,
+/// `optimizer.bpk`, `state.cbor`, and `run.json` with the backend and the wall seconds so far),
+/// replacing the previous one only once the new one is complete.
+pub(super) fn save_checkpoint<C: Chapter>(
+    dir: &str,
+    t: &Trainer<C>,
+    kind: BackendKind,
+    wall_s: f64,
+) -> Result<(), CliError> {
+    let cp = t.checkpoint().map_err(CliError)?;
+    let tmp = format!("{dir}.tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    std::fs::write(format!("{tmp}/model.bpk"), &cp.model)?;
+    std::fs::write(format!("{tmp}/optimizer.bpk"), &cp.optimizer)?;
+    std::fs::write(format!("{tmp}/state.cbor"), cp.state.to_bytes())?;
+    let meta = serde_json::json!({ "backend": kind.name(), "step": t.step(), "wall_s": wall_s, "date": today() });
+    std::fs::write(format!("{tmp}/run.json"), serde_json::to_string_pretty(&meta)?)?;
+    if std::path::Path::new(dir).exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::rename(&tmp, dir)?;
+    Ok(())
+}
+
+/// The run checkpointed in `dir` and its wall seconds so far, if there is one made with exactly
+/// `cfg` on `kind`; otherwise (none, another config, unreadable) `None`, with a message unless
+/// there is none.
+pub(super) fn load_checkpoint<C: Chapter>(dir: &str, cfg: &RunConfig, kind: BackendKind) -> Option<(Trainer<C>, f64)> {
+    use plateau::train::checkpoint::{Checkpoint, CheckpointState};
+    if !std::path::Path::new(dir).exists() {
+        return None;
+    }
+    let read = || -> Result<(Trainer<C>, f64), String> {
+        let file = |name: &str| std::fs::read(format!("{dir}/{name}")).map_err(|e| format!("{name}: {e}"));
+        let meta: serde_json::Value =
+            serde_json::from_slice(&file("run.json")?).map_err(|e| format!("run.json: {e}"))?;
+        if meta["backend"].as_str() != Some(kind.name()) {
+            return Err(format!("it was trained on {}, this run uses {}", meta["backend"], kind.name()));
+        }
+        let state = CheckpointState::from_bytes(&file("state.cbor")?)?;
+        // Live changes (none in reproduce) aside, the config must be the one asked for.
+        if state.config != *cfg {
+            return Err("it was made with another config".into());
+        }
+        let cp = Checkpoint { model: file("model.bpk")?, optimizer: file("optimizer.bpk")?, state };
+        let wall = meta["wall_s"].as_f64().unwrap_or(0.0);
+        Ok((Trainer::from_checkpoint(cp, &backend::device(kind))?, wall))
+    };
+    match read() {
+        Ok(found) => Some(found),
+        Err(why) => {
+            eprintln!("ignoring the checkpoint in {dir} ({why}); starting the run afresh");
+            None
+        }
+    }
+}
+
+/// How a reproduction keeps the runs of one chapter (2 or 3): its rows, how to read them back
+/// from its CSV, and how to take them from a finished [`Run`].
+pub(super) struct Kept<R> {
+    parse: fn(&str) -> Result<Vec<R>, String>,
+    step: fn(&R) -> usize,
+    rows: fn(&Run) -> Vec<R>,
+}
+
+pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> = Kept {
+    parse: plateau::chapters::anchors::from_csv,
+    step: |r| r.step,
+    rows: |run| match run {
+        Run::Anchors(t) => t.history.rows.clone(),
+        _ => unreachable!("experiment is anchors"),
+    },
+};
+
+pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> = Kept {
+    parse: plateau::chapters::syntax::from_csv,
+    step: |r| r.step,
+    rows: |run| match run {
+        Run::Syntax(t) => t.history.rows.clone(),
+        _ => unreachable!("experiment is syntax"),
+    },
+};
+
+/// A finished run read back from its CSV and meta file, when both exist, the meta's config and
+/// backend are this run's, and the CSV reaches the last step.
+pub(super) fn finished_kept_run<R>(
+    kept: &Kept<R>,
+    csv: &str,
+    meta: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+) -> Option<(Vec<R>, f64)> {
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+    if serde_json::from_value::<RunConfig>(m["config"].clone()).ok()? != *cfg || m["backend"].as_str()? != kind.name() {
+        return None;
+    }
+    let rows = (kept.parse)(&std::fs::read_to_string(csv).ok()?).ok()?;
+    ((kept.step)(rows.last()?) == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
+}
+
+/// One run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config, backend,
+/// wall seconds): read back when finished with the same config and backend, else trained when
+/// `train` (an error if it diverges), else `None`.
+pub(super) fn kept_run<R>(
+    kept: &Kept<R>,
+    cfg: &RunConfig,
+    stem: &str,
+    kind: BackendKind,
+    train: bool,
+    quiet: bool,
+    label: &str,
+) -> Result<Option<(Vec<R>, f64)>, CliError> {
+    let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
+    if let Some(done) = finished_kept_run(kept, &csv, &meta, cfg, kind) {
+        return Ok(Some(done));
+    }
+    if !train {
+        return Ok(None);
+    }
+    let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
+    if let Status::Diverged(msg) = run.status() {
+        return Err(CliError(format!("{label}: {msg}")));
+    }
+    std::fs::write(&csv, run.csv())?;
+    let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
+    std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
+    Ok(Some(((kept.rows)(&run), secs)))
+}

@@ -1,0 +1,280 @@
+//! `plateau reproduce --experiment anchors`: γ × seeds, and the `--ablation` of what decides the
+//! held-out answer.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Chapter 2's task in words: the mix and the sequence length.
+pub(super) fn anchors_task_line(cfg: &RunConfig) -> String {
+    format!(
+        "{}, sequences of {} tokens, {}",
+        if cfg.memory > 0.0 {
+            format!("reasoning and memory anchors ({} memory samples)", cfg.memory)
+        } else {
+            "reasoning anchors only (no memory anchors)".to_string()
+        },
+        cfg.seq_len,
+        if cfg.warmup > 0 { format!("{}-step linear warm-up", cfg.warmup) } else { "no warm-up".to_string() }
+    )
+}
+
+pub(super) fn model_line(cfg: &RunConfig) -> String {
+    format!(
+        "{} layer(s), {} head(s), d {}, d_ff {}, batch {}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
+        cfg.layers,
+        cfg.heads,
+        cfg.d_model,
+        cfg.d_ff,
+        cfg.batch,
+        cfg.lr,
+        cfg.weight_decay,
+        cfg.steps,
+        cfg.eval_every,
+        cfg.eval_batch,
+        if cfg.experiment == plateau::config::Task::Anchors { " per subset" } else { "" }
+    )
+}
+
+/// The chapter 2 ablation: each configuration changes one factor of the mixed reconstruction
+/// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, and
+/// the last ones combine them. `(slug, factor, changes)`.
+pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
+    ("reconstruction", "the mixed reconstruction", &[]),
+    ("no-memory", "no memory anchors", &[("memory", "0")]),
+    ("seq8", "sequence length 8", &[("seq-len", "8")]),
+    ("warmup200", "200-step warm-up", &[("warmup", "200")]),
+    ("batch512", "batch 512", &[("batch", "512")]),
+    ("lr2.5e-4", "learning rate 2.5e-4", &[("lr", "0.00025")]),
+    ("d32", "width 32", &[("d-model", "32"), ("d-ff", "128")]),
+    ("nomem-batch512", "no memory, batch 512", &[("memory", "0"), ("batch", "512")]),
+    (
+        "reference",
+        "the pure reasoning task (all four)",
+        &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512")],
+    ),
+    (
+        "default",
+        "the interactive default (800 steps)",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "200"),
+            ("batch", "512"),
+            ("steps", "800"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "50"),
+        ],
+    ),
+    (
+        "reference-d32",
+        "the pure reasoning task at width 32",
+        &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512"), ("d-model", "32"), ("d-ff", "128")],
+    ),
+];
+
+/// The mixed reconstruction the ablation starts from: 2 layers, 1 head, d 64, d_ff 256, batch 128,
+/// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps.
+pub(super) fn ablation_base() -> RunConfig {
+    let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
+    for (k, v) in [
+        ("layers", "2"),
+        ("heads", "1"),
+        ("d-model", "64"),
+        ("d-ff", "256"),
+        ("batch", "128"),
+        ("lr", "0.001"),
+        ("weight-decay", "0.01"),
+        ("memory", "0.5"),
+        ("seq-len", "9"),
+        ("warmup", "0"),
+        ("steps", "1500"),
+        ("eval-every", "25"),
+        ("eval-batch", "64"),
+        ("snapshot-every", "500"),
+    ] {
+        cfg.set(k, v).expect("valid ablation base");
+    }
+    cfg
+}
+
+/// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
+/// configuration of [`ABLATION`] × γ × seeds; runs already finished (same config and backend) are
+/// read back, not trained again; writes the `chapter2-ablation` section.
+pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::anchors::summary as r;
+    let seeds = seed_list(flags, "0,1,2")?;
+    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
+    let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
+    let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
+    std::fs::create_dir_all(&dir)?;
+    let mut cells = vec![];
+    let mut missing = 0;
+    for (slug, factor, changes) in ABLATION {
+        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+        for &g in &gammas {
+            let mut cell = r::AblationCell {
+                factor: factor.to_string(),
+                change: change_text(changes),
+                gamma: g,
+                steps: 0,
+                runs: vec![],
+            };
+            for &seed in &seeds {
+                let mut cfg = ablation_base();
+                for (k, v) in *changes {
+                    cfg.set(k, v)?;
+                }
+                cfg.set("gamma", &g.to_string())?;
+                cfg.set("seed", &seed.to_string())?;
+                cell.steps = cfg.steps;
+                let stem = format!("{dir}/{slug}-g{g}-seed{}", cfg.seed);
+                let label = format!("{slug} γ={g} seed={}", cfg.seed);
+                // A run of the same config that `reproduce --experiment anchors` already made
+                // (the default's) is read from there (its config is checked like any other).
+                let main_stem = format!(
+                    "{}/{}-anchors-{}-g{g}-seed{}",
+                    flags.get("csv-dir").unwrap_or("results"),
+                    cfg.preset.name(),
+                    cfg.model.name(),
+                    cfg.seed
+                );
+                let found = finished_kept_run(
+                    &ANCHOR_RUNS,
+                    &format!("{main_stem}.csv"),
+                    &format!("{main_stem}.json"),
+                    &cfg,
+                    kind,
+                );
+                let run = match found {
+                    Some(done) => Some(done),
+                    None => {
+                        kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)?
+                    }
+                };
+                let Some((rows, secs)) = run else {
+                    missing += 1;
+                    continue;
+                };
+                cell.runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs));
+            }
+            if !cell.runs.is_empty() {
+                cells.push(cell);
+            }
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    let base = ablation_base();
+    let body = format!(
+        "## Chapter 2 — what decides the held-out answer: an ablation (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         Each configuration changes one factor of the mixed reconstruction ({}, {} memory samples, sequence length {}, \
+         no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
+         implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
+         20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
+         whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        base.memory,
+        base.seq_len,
+        r::ablation_table(&cells),
+        r::ablation_findings(&cells),
+    );
+    write_section(&out, "chapter2-ablation", &body)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau reproduce --experiment anchors`: γ × seeds; one CSV per run; the chapter 2 section.
+pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::anchors::summary as r;
+    if flags.get("ablation").is_some() {
+        return reproduce_ablation(flags, args);
+    }
+    let seeds = seed_list(flags, "0,1,2")?;
+    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let kind = flags.backend()?;
+    std::fs::create_dir_all(&csv_dir)?;
+    let base = flags.cfg.clone();
+    let finished_only = flags.get("finished-only").is_some();
+    let mut runs = vec![];
+    let mut missing = 0;
+    for &g in &gammas {
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            cfg.set("gamma", &g.to_string())?;
+            cfg.set("seed", &seed.to_string())?;
+            let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
+            let label = format!("γ={g} seed={}", cfg.seed);
+            match kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs)),
+                None => missing += 1,
+            }
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    if runs.is_empty() {
+        return Err(CliError("no finished runs to write a section from".into()));
+    }
+    let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
+    // The page's default (interactive transformer, its default task): its paragraph goes into the
+    // page, and the section quotes it, so a test can hold the two equal.
+    let defaults = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
+    let page_default = base.preset == Preset::Interactive
+        && base.model == plateau::config::ModelKind::Transformer
+        && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
+    let paragraph = r::anchors_page_paragraph(&runs);
+    // `--fresh-seeds`: the seeds the preset was not chosen with, counted on their own.
+    let fresh_line = match flags.get("fresh-seeds") {
+        Some(_) => {
+            let fresh = list_flag(flags, "fresh-seeds", "")?;
+            let only: Vec<_> = runs.iter().filter(|s| fresh.contains(&(s.seed as f64))).cloned().collect();
+            format!(
+                "\nOn the seeds the preset was not chosen with ({}), counted alone:\n\n{}",
+                fresh.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", "),
+                r::anchors_comparison(&only).split("\nAgainst the paper").next().unwrap_or_default()
+            )
+        }
+        None => String::new(),
+    };
+    let page_paragraph = if page_default {
+        format!("\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-findings`):\n\n> {paragraph}\n")
+    } else {
+        String::new()
+    };
+    let body = format!(
+        "## Chapter 2 — {} preset, anchors, {} (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Task: {}. Model: {} ({}), γ-init, AdamW. \
+         Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
+         `src/chapters/anchors/data.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
+        base.preset.name(),
+        base.model.name(),
+        args.join(" "),
+        today(),
+        kind.name(),
+        anchors_task_line(&base),
+        base.model.name(),
+        model_line(&base),
+        r::anchors_table(&runs),
+        r::anchors_comparison(&runs),
+        fresh_line,
+        page_paragraph,
+    );
+    write_section(&out, &name, &body)?;
+    if page_default {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        std::fs::write(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph))?;
+        eprintln!("wrote section chapter2-findings of {page}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,189 @@
+//! `plateau reproduce --experiment syntax`: the four conditions, and the `--search` for a plateau.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
+/// creates one, starting from the interactive default. `(slug, name, changes)`.
+pub(super) const SYNTAX_SEARCH: &[(&str, &str, &[(&str, &str)])] = &[
+    ("default", "the interactive default", &[]),
+    ("lr3e-4", "learning rate 3·10⁻⁴", &[("lr", "0.0003")]),
+    ("lr3e-3", "learning rate 3·10⁻³", &[("lr", "0.003")]),
+    ("warmup", "200-step warm-up", &[("warmup", "200")]),
+    ("batch256", "batch 256", &[("batch", "256")]),
+    ("layers4", "4 layers", &[("layers", "4")]),
+    ("layers1", "1 layer", &[("layers", "1")]),
+    ("heads1", "1 head per layer", &[("heads", "1")]),
+    ("wide", "width 128", &[("d-model", "128"), ("d-ff", "512")]),
+    ("nowd", "no weight decay", &[("weight-decay", "0")]),
+    ("lexicon3", "3 words per open class", &[("lexicon", "3")]),
+    ("lexicon1", "1 word per open class", &[("lexicon", "1")]),
+    ("heads8", "8 heads per layer", &[("heads", "8")]),
+    ("lex1-slow", "1 word per open class, learning rate 3·10⁻⁴", &[("lexicon", "1"), ("lr", "0.0003")]),
+    (
+        "big-slow",
+        "4 layers × 8 heads, width 128, learning rate 3·10⁻⁴, 3000 steps",
+        &[("layers", "4"), ("heads", "8"), ("d-model", "128"), ("d-ff", "512"), ("lr", "0.0003"), ("steps", "3000")],
+    ),
+];
+
+/// `plateau reproduce --experiment syntax --search [--configs a,b] [--finished-only]`: every
+/// configuration of [`SYNTAX_SEARCH`] × seeds (finished runs are read back); writes the
+/// `chapter3-search` section.
+pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::syntax::summary as r;
+    let seeds = seed_list(flags, "0,1,2")?;
+    let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
+    let only = subset_flag(flags, "configs", "configuration", &SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>())?;
+    std::fs::create_dir_all(&dir)?;
+    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let mut cells = vec![];
+    let mut missing = 0;
+    for (slug, name, changes) in SYNTAX_SEARCH {
+        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+        let mut cell =
+            r::SearchCell { name: name.to_string(), change: change_text(changes), steps: base.steps, runs: vec![] };
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            for (k, v) in *changes {
+                cfg.set(k, v)?;
+            }
+            cfg.seed = seed;
+            cell.steps = cfg.steps;
+            let stem = format!("{dir}/{slug}-seed{seed}");
+            let label = format!("{slug} seed={seed}");
+            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
+                None => missing += 1,
+            }
+        }
+        if !cell.runs.is_empty() {
+            cells.push(cell);
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    let paragraph = r::search_page_paragraph(&cells);
+    let body = format!(
+        "## Chapter 3 — the search for a plateau (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         Each configuration changes one factor of the interactive default ({}) that plausibly creates a plateau. \
+         For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
+         subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
+         (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
+         σ̂ the curve's own evaluation-to-evaluation noise); the structure onset, the same rule rising on the UAS over \
+         non-adjacent arcs of {} fixed held-out sentences; whether the two lie within two evaluations; and how far the \
+         best non-adjacent UAS rises above its best fixed-offset guess. A plateau that ends where a warm-up ends is the \
+         learning rate's ramp, not the model's. Every finished run of this command is listed.\n\n\
+         {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
+         `chapter3-search-findings`):\n\n> {paragraph}\n",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        plateau::chapters::syntax::VERB_ITEMS,
+        plateau::chapters::syntax::VERB_MIN_DISTANCE,
+        plateau::chapters::syntax::PROBE_SENTENCES,
+        r::search_table(&cells),
+        r::search_findings(&cells),
+    );
+    write_section(&out, "chapter3-search", &body)?;
+    let page = flags.get("page").unwrap_or("index.html");
+    let html = std::fs::read_to_string(page)?;
+    std::fs::write(page, plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
+    eprintln!("wrote section chapter3-search-findings of {page}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau reproduce --experiment syntax`: baseline, suppress, promote and brief suppression
+/// over seeds; one CSV per run (finished runs of the same config and backend are read back, not
+/// trained again); the chapter 3 section.
+pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::syntax::summary as r;
+    if flags.get("search").is_some() {
+        return reproduce_syntax_search(flags, args);
+    }
+    let seeds = seed_list(flags, "0,1,2")?;
+    let strength = list_flag(flags, "strength", "0.1")?[0];
+    let brief = list_flag(flags, "brief-until", "200")?[0];
+    if !(brief.is_finite() && brief >= 1.0 && brief.fract() == 0.0) {
+        return Err(CliError(format!("--brief-until: {brief} is not a positive whole step")));
+    }
+    let brief = brief as usize;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let kind = flags.backend()?;
+    let finished_only = flags.get("finished-only").is_some();
+    std::fs::create_dir_all(&csv_dir)?;
+    let base = flags.cfg.clone();
+    let conditions = [
+        ("baseline", 0.0, 0, 1_000_000),
+        ("suppress", strength, 0, 1_000_000),
+        ("promote", -strength, 0, 1_000_000),
+        ("brief suppression", strength, 0, brief),
+    ];
+    let mut runs = vec![];
+    let mut missing = 0;
+    for (name, lambda, from, until) in conditions {
+        for &seed in &seeds {
+            let mut cfg = base.clone();
+            cfg.set("lambda", &lambda.to_string())?;
+            cfg.set("lambda-from", &from.to_string())?;
+            cfg.set("lambda-until", &until.to_string())?;
+            cfg.seed = seed;
+            let stem = format!("{csv_dir}/{}-syntax-{}-seed{seed}", cfg.preset.name(), name.replace(' ', "-"));
+            let label = format!("{name} seed={seed}");
+            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+                Some((rows, secs)) => runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs)),
+                None => missing += 1,
+            }
+        }
+    }
+    if missing > 0 {
+        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
+    }
+    if runs.is_empty() {
+        return Err(CliError("no finished runs to write a section from".into()));
+    }
+    let name = format!("chapter3-{}-syntax", base.preset.name());
+    let page_default = base.preset == Preset::Interactive
+        && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
+            == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let paragraph = r::syntax_page_paragraph(&runs);
+    let page_paragraph = if page_default {
+        format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n")
+    } else {
+        String::new()
+    };
+    let body = format!(
+        "## Chapter 3 — {} preset, syntax (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT \
+         masking on the synthetic dependency grammar of `src/chapters/syntax/data.rs`; R averaged over sentences (the paper's code \
+         sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
+         whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
+         non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\
+         ### The paper's questions\n\n{}{}",
+        base.preset.name(),
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        plateau::chapters::syntax::VERB_ITEMS,
+        plateau::chapters::syntax::VERB_MIN_DISTANCE,
+        r::syntax_table(&runs),
+        r::syntax_comparison(&runs),
+        page_paragraph,
+    );
+    write_section(&out, &name, &body)?;
+    if page_default {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        std::fs::write(page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph))?;
+        eprintln!("wrote section chapter3-findings of {page}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,328 @@
+//! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
+//! and the page's control for it.
+
+use serde::Serialize;
+
+/// The kind and valid range of one parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// An integer in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// A float in `min..=max`; `log` says the UI should use a log scale.
+    Float { min: f64, max: f64, log: bool },
+    /// One of a fixed set of names.
+    Choice(&'static [&'static str]),
+}
+
+/// One row of the schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    /// The key in flags (`--key`), URLs (`?key=`) and JSON.
+    pub key: &'static str,
+    /// One line saying what it does.
+    pub doc: &'static str,
+    /// Type and valid range.
+    pub kind: Kind,
+    /// `true` when a change applies to a running run; `false` when it needs a reset.
+    pub live: bool,
+    /// The page's control for it, if the page has one (the others are URL, config-file and CLI
+    /// keys only). The page builds every control from this table (`paramSchema()`): its range
+    /// is always the key's own range.
+    pub control: Option<Control>,
+}
+
+/// How the page shows a parameter: label, help, widget and chapters. The range, the scale (log
+/// or linear), the type and whether it applies live come from the [`ParamSpec`] itself.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Control {
+    /// Label text.
+    pub label: &'static str,
+    /// One or two sentences under the control (plain text); the page adds "Applies live." or
+    /// "Applies at reset." from [`ParamSpec::live`].
+    pub help: &'static str,
+    /// The chapters that show it (empty: every chapter).
+    pub chapters: &'static [u8],
+    /// The widget.
+    pub widget: Widget,
+}
+
+/// A control's widget.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Widget {
+    /// A slider over the key's range (over log₁₀ of it for a log range) in steps of `step`
+    /// (log₁₀ units for a log range). A log slider's value has `digits` significant digits, a
+    /// linear one is rounded to its step; within 2.5 steps of `snap` (when set) the value is
+    /// `snap` exactly.
+    Slider {
+        /// Slider step.
+        step: f64,
+        /// Significant digits of the value.
+        digits: u32,
+        /// A value the slider snaps to (c = 1, the mask off).
+        snap: Option<f64>,
+        /// The text shown for the snapped value (e.g. "1 (off)").
+        snap_label: &'static str,
+    },
+    /// A number box over the key's range.
+    Number,
+    /// A select: `(value, label)` options; a value not listed (from a URL or file) is shown as
+    /// an extra option.
+    Select {
+        /// The options.
+        options: &'static [(&'static str, &'static str)],
+    },
+}
+
+/// Every parameter of a run, once. Defaults live in [`RunConfig::preset`].
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "experiment",
+        doc: "Task: moving-window sum or prefix sum (chapter 1), anchors (chapter 2), syntax (chapter 3).",
+        kind: Kind::Choice(&["mws", "prefix-sum", "anchors", "syntax"]),
+        live: false,
+        control: Some(Control {
+            label: "Task",
+            help: "Prefix sum: y_i = x_1 + … + x_i mod 17.",
+            chapters: &[1],
+            widget: Widget::Select { options: &[("mws", "moving-window sum"), ("prefix-sum", "prefix sum")] },
+        }),
+    },
+    ParamSpec {
+        key: "preset",
+        doc: "Named defaults: the paper's exact setup or the small interactive model.",
+        kind: Kind::Choice(&["paper", "interactive"]),
+        live: false,
+        control: Some(Control {
+            label: "Preset",
+            help: "Paper: the papers’ larger setups — minutes per run on a CPU.",
+            chapters: &[],
+            widget: Widget::Select { options: &[("interactive", "interactive (small, fast)"), ("paper", "paper (exact, slow)")] },
+        }),
+    },
+    ParamSpec {
+        key: "seed",
+        doc: "Seed for initialization, training data and held-out data.",
+        kind: Kind::Int { min: 0, max: 4_294_967_295 },
+        live: false,
+        control: Some(Control {
+            label: "Seed",
+            help: "Weights and data; the same seed gives the same run.",
+            chapters: &[],
+            widget: Widget::Number,
+        }),
+    },
+    ParamSpec {
+        key: "steps",
+        doc: "Number of training steps.",
+        kind: Kind::Int { min: 1, max: 1_000_000 },
+        live: true,
+        control: None,
+    },
+    ParamSpec {
+        key: "n",
+        doc: "Number of input tokens x_1..x_n (the paper uses 16).",
+        kind: Kind::Int { min: 2, max: 32 },
+        live: false,
+        control: None,
+    },
+    ParamSpec { key: "layers", doc: "Transformer layers.", kind: Kind::Int { min: 1, max: 8 }, live: false, control: None },
+    ParamSpec {
+        key: "heads",
+        doc: "Attention heads per layer (must divide d-model).",
+        kind: Kind::Int { min: 1, max: 16 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "d-model",
+        doc: "Width of the residual stream.",
+        kind: Kind::Int { min: 8, max: 1024 },
+        live: false,
+        control: None,
+    },
+    ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false, control: None },
+    ParamSpec {
+        key: "attention",
+        doc: "Linear attention as in the paper (no softmax), or softmax.",
+        kind: Kind::Choice(&["linear", "softmax"]),
+        live: false,
+        control: Some(Control {
+            label: "Attention",
+            help: "Linear: scores without softmax, as in the paper.",
+            chapters: &[1],
+            widget: Widget::Select { options: &[("linear", "linear (paper)"), ("softmax", "softmax")] },
+        }),
+    },
+    ParamSpec {
+        key: "c",
+        doc: "Attention-mask strength on the optimal map Ω (1 = off, >1 toward it, <1 away).",
+        kind: Kind::Float { min: 0.01, max: 100.0, log: true },
+        live: true,
+        control: Some(Control {
+            label: "Attention mask c",
+            help: "Multiplies the attention on the entries the solution needs (Ω): >1 pushes attention toward them, <1 away, 1 = off.",
+            chapters: &[1],
+            widget: Widget::Slider { step: 0.01, digits: 3, snap: Some(1.0), snap_label: "1 (off)" },
+        }),
+    },
+    ParamSpec {
+        key: "c-from",
+        doc: "Training step from which the mask c is applied.",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+        control: Some(Control {
+            label: "Mask from step",
+            help: "The mask c acts from this step on.",
+            chapters: &[1],
+            widget: Widget::Number,
+        }),
+    },
+    ParamSpec {
+        key: "lr",
+        doc: "Adam learning rate (constant).",
+        kind: Kind::Float { min: 1e-6, max: 1.0, log: true },
+        live: true,
+        control: Some(Control {
+            label: "Learning rate",
+            help: "Adam/AdamW step size (log scale).",
+            chapters: &[],
+            widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
+        }),
+    },
+    ParamSpec {
+        key: "batch",
+        doc: "Training sequences per step (a fresh batch each step).",
+        kind: Kind::Int { min: 1, max: 4096 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "eval-batch",
+        doc: "Held-out sequences per evaluation (a fresh batch each evaluation).",
+        kind: Kind::Int { min: 1, max: 4096 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "eval-every",
+        doc: "Evaluate (greedy decoding, APM, collapse) every K steps.",
+        kind: Kind::Int { min: 1, max: 100_000 },
+        live: true,
+        control: None,
+    },
+    ParamSpec {
+        key: "snapshot-every",
+        doc: "Record attention and cosine maps every K steps (bounded history).",
+        kind: Kind::Int { min: 1, max: 100_000 },
+        live: true,
+        control: None,
+    },
+    ParamSpec {
+        key: "gamma",
+        doc: "Chapter 2 init scale γ: every weight ~ N(0, (d_in^-γ)²); larger γ = smaller init.",
+        kind: Kind::Float { min: 0.1, max: 1.5, log: false },
+        live: false,
+        control: Some(Control {
+            label: "Init scale γ",
+            help: "Weights start as N(0, (d_in^−γ)²): larger γ = smaller init.",
+            chapters: &[2],
+            widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
+        }),
+    },
+    ParamSpec {
+        key: "model",
+        doc: "Chapter 2 network: the transformer, or the simplified Emb-MLP.",
+        kind: Kind::Choice(&["transformer", "emb-mlp"]),
+        live: false,
+        control: Some(Control {
+            label: "Model",
+            help: "The paper’s simplified model has no attention; its embeddings move the same way.",
+            chapters: &[2],
+            widget: Widget::Select {
+                options: &[
+                    ("transformer", "transformer (2 layers, 1 head)"),
+                    ("emb-mlp", "Emb-MLP (embedding → mean → MLP)"),
+                ],
+            },
+        }),
+    },
+    ParamSpec {
+        key: "memory",
+        doc: "Chapter 2: fraction of each training batch that is memory samples (anchors 5-8, a lookup table); 0 = reasoning only.",
+        kind: Kind::Float { min: 0.0, max: 0.9, log: false },
+        live: false,
+        control: Some(Control {
+            label: "Task",
+            help: "Memory anchors map each key to a random label: only a lookup table can fit them.",
+            chapters: &[2],
+            widget: Widget::Select {
+                options: &[("0", "reasoning anchors only"), ("0.5", "reasoning + memory anchors (half each)")],
+            },
+        }),
+    },
+    ParamSpec {
+        key: "seq-len",
+        doc: "Chapter 2 sequence length: the key, its anchor pair and noise tokens.",
+        kind: Kind::Int { min: 4, max: 16 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "warmup",
+        doc: "Steps of linear learning-rate warm-up from 0 (chapters 2 and 3); 0 = constant rate.",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "lexicon",
+        doc: "Chapter 3: words per open class (nouns, verbs, adjectives) of the grammar; fewer = lower lexical entropy, so more of the loss is syntax; 10 = the full grammar.",
+        kind: Kind::Int { min: 1, max: 10 },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "weight-decay",
+        doc: "Decoupled weight decay of AdamW (chapters 2 and 3; chapter 1's Adam has none).",
+        kind: Kind::Float { min: 0.0, max: 1.0, log: false },
+        live: false,
+        control: None,
+    },
+    ParamSpec {
+        key: "lambda",
+        doc: "Chapter 3 SAS regularizer strength: loss = MLM + λ·R; λ > 0 suppresses, λ < 0 promotes.",
+        kind: Kind::Float { min: -1.0, max: 1.0, log: false },
+        live: true,
+        control: Some(Control {
+            label: "Regularizer λ",
+            help: "Loss + λ × attention on the gold arcs: >0 suppresses syntactic attention, <0 promotes it.",
+            chapters: &[3],
+            widget: Widget::Slider { step: 0.005, digits: 3, snap: None, snap_label: "" },
+        }),
+    },
+    ParamSpec {
+        key: "lambda-from",
+        doc: "First training step at which λ applies.",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+        control: Some(Control { label: "λ from step", help: "λ acts from this step…", chapters: &[3], widget: Widget::Number }),
+    },
+    ParamSpec {
+        key: "lambda-until",
+        doc: "Step at which λ stops applying (the window is [from, until)).",
+        kind: Kind::Int { min: 0, max: 1_000_000 },
+        live: true,
+        control: Some(Control {
+            label: "λ until step",
+            help: "…and stops here (e.g. 300 for a brief early suppression).",
+            chapters: &[3],
+            widget: Widget::Number,
+        }),
+    },
+];
+
+/// Looks a parameter up by key.
+pub fn spec(key: &str) -> Option<&'static ParamSpec> {
+    PARAMS.iter().find(|p| p.key == key)
+}

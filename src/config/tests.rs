@@ -1,0 +1,217 @@
+//! Unit tests of `config`.
+
+use super::*;
+
+#[test]
+fn every_control_fits_its_key() {
+    let controls: Vec<(&ParamSpec, Control)> = PARAMS.iter().filter_map(|p| p.control.map(|c| (p, c))).collect();
+    assert_eq!(controls.len(), 13, "the page's controls");
+    for (p, c) in controls {
+        assert!(!c.label.is_empty() && !c.help.is_empty(), "{}", p.key);
+        assert!(c.chapters.iter().all(|ch| (1..=3).contains(ch)), "{}", p.key);
+        match c.widget {
+            Widget::Slider { step, digits, snap, .. } => {
+                let Kind::Float { min, max, log } = p.kind else { panic!("{}: a slider needs a float key", p.key) };
+                let (lo, hi) = if log { (min.log10(), max.log10()) } else { (min, max) };
+                assert!(step > 0.0 && step < hi - lo && digits > 0, "{}", p.key);
+                assert!(snap.is_none_or(|s| (min..=max).contains(&s)), "{}", p.key);
+            }
+            Widget::Number => {
+                assert!(matches!(p.kind, Kind::Int { .. }), "{}: a number box needs an int key", p.key)
+            }
+            Widget::Select { options } => {
+                assert!(!options.is_empty(), "{}", p.key);
+                for (value, label) in options {
+                    assert!(!label.is_empty());
+                    RunConfig::default().set(p.key, value).unwrap_or_else(|e| panic!("{}: option {value}: {e}", p.key));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn paper_preset_matches_the_authors_code() {
+    let c = RunConfig::preset(Preset::Paper);
+    assert_eq!((c.n, c.d_model, c.d_ff, c.layers, c.heads), (16, 256, 1024, 1, 1));
+    assert_eq!((c.batch, c.eval_batch, c.steps), (256, 64, 400));
+    assert_eq!(c.lr, 1e-4);
+    assert_eq!(c.attention, Attention::Linear);
+    assert_eq!(c.seq_len(), 33);
+}
+
+#[test]
+fn every_param_round_trips_through_get_and_set() {
+    for preset in [Preset::Paper, Preset::Interactive] {
+        let cfg = RunConfig::preset(preset);
+        for p in PARAMS {
+            let mut copy = cfg.clone();
+            let v = cfg.get(p.key).unwrap_or_else(|| panic!("no getter for {}", p.key));
+            copy.set(p.key, &v).unwrap();
+            assert_eq!(copy, cfg, "{}", p.key);
+        }
+        cfg.validate().unwrap();
+    }
+}
+
+#[test]
+fn out_of_range_is_rejected_with_a_clamped_safe_value() {
+    let mut cfg = RunConfig::default();
+    let err = cfg.set("c", "1000").unwrap_err();
+    assert_eq!(err.safe.as_deref(), Some("100"));
+    assert_eq!(cfg.c, 1.0, "strict set leaves the value unchanged");
+    let notice = cfg.set_lenient("c", "1000").unwrap();
+    assert!(notice.to_string().contains("'c'"));
+    assert_eq!(cfg.c, 100.0);
+    assert!(cfg.set_lenient("lr", "NaN").is_some());
+    assert_eq!(cfg.lr, 1e-3);
+    assert!(cfg.set("nope", "1").unwrap_err().safe.is_none());
+    assert!(cfg.set("attention", "<script>").is_err());
+}
+
+#[test]
+fn url_decoding_handles_escapes_plus_and_broken_sequences() {
+    assert_eq!(url_decode("a+b%20c"), "a b c");
+    assert_eq!(url_decode("%3Cscript%3E"), "<script>");
+    assert_eq!(url_decode("%C3%A9"), "é");
+    assert_eq!(url_decode("100%"), "100%");
+    assert_eq!(url_decode("%zz%4"), "%zz%4");
+    assert_eq!(url_decode("%FF"), "\u{FFFD}");
+}
+
+#[test]
+fn queries_apply_leniently_with_notices() {
+    let (cfg, notes) = from_query("?c=2.5&seed=abc&backend=cpu&gamma=%2B0.7&experiment=anchors");
+    assert_eq!(cfg.experiment, Task::Anchors);
+    assert_eq!(cfg.gamma, 0.7, "%2B decodes to '+', and '+0.7' parses");
+    assert_eq!(cfg.c, 2.5);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].key, "seed");
+}
+
+#[test]
+fn urls_and_json_round_trip_every_chapter() {
+    for task in [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax] {
+        for preset in [Preset::Interactive, Preset::Paper] {
+            let mut cfg = RunConfig::defaults(task, preset);
+            cfg.seed = 42;
+            cfg.lr = 0.00037;
+            let q = to_query(&cfg);
+            assert!(q.starts_with("v=1"), "{q}");
+            let (back, notes) = from_query(&q);
+            assert!(notes.is_empty() && query_notices(&q).is_empty(), "{q}: {notes:?}");
+            assert_eq!(back, cfg, "{q}");
+            let (back, notes) = from_json(&to_json(&cfg)).unwrap();
+            assert!(notes.is_empty(), "{notes:?}");
+            assert_eq!(back, cfg);
+        }
+    }
+    assert_eq!(to_query(&RunConfig::default()), "v=1");
+}
+
+#[test]
+fn page_notices_name_unknown_keys_and_versions() {
+    let n = query_notices("?v=2&backend=cpu&hide=prose&frobnicate=1&c=2");
+    assert_eq!(n.len(), 2, "{n:?}");
+    assert!(n[0].contains("version \"2\""));
+    assert!(n[1].contains("unknown URL parameter \"frobnicate\""));
+    assert!(from_json("[1]").is_err());
+    assert!(from_json("{").is_err());
+    let (cfg, notes) = from_json(r#"{"experiment": "syntax", "lambda": 7, "colour": "red"}"#).unwrap();
+    assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 1.0));
+    assert_eq!(notes.len(), 2, "{notes:?}");
+}
+
+#[test]
+fn a_clamped_value_still_passes_the_cross_checks() {
+    // Found by tests/fuzz.rs: heads clamps to 16, then d-model clamps to 8, which 16 heads do
+    // not divide; the lenient path must keep a valid pair and say what it used.
+    let (cfg, notes) = from_query("heads=4294967296&d-model=-5");
+    cfg.validate().unwrap();
+    assert_eq!((cfg.heads, cfg.d_model), (16, 64));
+    assert_eq!(notes.len(), 2);
+    assert!(notes[1].to_string().ends_with("using 64"), "{}", notes[1]);
+}
+
+#[test]
+fn set_all_checks_heads_against_the_final_width_in_any_order() {
+    for pairs in [[("heads", "3"), ("d-model", "48")], [("d-model", "48"), ("heads", "3")]] {
+        let mut cfg = RunConfig::default();
+        cfg.set_all(pairs).unwrap();
+        assert_eq!((cfg.heads, cfg.d_model), (3, 48));
+    }
+    // chapter 3 starts with 4 heads: 30 wide with 3 heads is fine once both are read
+    let mut cfg = RunConfig::defaults(Task::Syntax, Preset::Interactive);
+    cfg.set_all([("d-model", "30"), ("heads", "3")]).unwrap();
+    assert_eq!((cfg.heads, cfg.d_model), (3, 30));
+    // a final pair that does not divide is refused and changes nothing
+    let mut cfg = RunConfig::default();
+    let e = cfg.set_all([("heads", "3"), ("d-model", "64"), ("seed", "5")]).unwrap_err();
+    assert_eq!((e.key.as_str(), e.value.as_str()), ("d-model", "64"));
+    assert_eq!(cfg, RunConfig::default());
+    // the experiment applies first, wherever it stands
+    let mut cfg = RunConfig::default();
+    cfg.set_all([("lambda", "0.2"), ("experiment", "syntax")]).unwrap();
+    assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 0.2));
+}
+
+#[test]
+fn the_memory_budget_refuses_what_cannot_fit_and_keeps_every_preset() {
+    for task in [Task::Mws, Task::Anchors, Task::Syntax] {
+        for preset in [Preset::Interactive, Preset::Paper] {
+            let cfg = RunConfig::defaults(task, preset);
+            assert!(cfg.check_memory(1e9).is_ok(), "{task:?} {preset:?}: {:.2} GB", cfg.memory_estimate() / 1e9);
+        }
+    }
+    // chapter 1's paper preset by hand: 1 layer, d 256, d_ff 1024, T 33, V 18, batch 256
+    let p = RunConfig::preset(Preset::Paper);
+    let params =
+        2.0 * 18.0 * 256.0 + 33.0 * 256.0 + (4.0 * 256.0 * 256.0 + 2.0 * 256.0 * 1024.0 + 2560.0 + 1024.0) + 512.0;
+    let acts = 256.0 * 33.0 * (12.0 * 256.0 + 3.0 * 1024.0 + 3.0 * 33.0) + 3.0 * 256.0 * 33.0 * 18.0;
+    let eval = 64.0 * 33.0 * (4.0 * 256.0 + 1024.0 + 18.0);
+    assert!((p.memory_estimate() - 4.0 * (4.0 * params + acts + eval)).abs() < 1.0);
+    // the issue's examples: every maximum at once natively, and the page's shared link
+    let (huge, notes) = from_query("batch=4096&n=32&d-ff=4096&d-model=1024&layers=8");
+    assert!(notes.is_empty(), "{notes:?}");
+    let e = huge.check_memory(8e9).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.starts_with("this configuration needs about"), "{msg}");
+    assert!(msg.contains("batch (4096)") && msg.contains("d-model (1024)") && msg.contains("layers (8)"), "{msg}");
+    let (link, _) = from_query("backend=webgpu&batch=2048&n=32&d-ff=4096&steps=3");
+    let msg = link.check_memory(1e9).unwrap_err().to_string();
+    assert!(msg.contains("batch (2048)") && msg.contains("n (32)") && msg.contains("d-ff (4096)"), "{msg}");
+    assert!(!msg.contains("layers"), "only the keys above their default: {msg}");
+}
+
+#[test]
+fn url_pairs_read_heads_and_width_together() {
+    for q in ["heads=3&d-model=48", "d-model=48&heads=3"] {
+        let (cfg, notes) = from_query(q);
+        assert!(notes.is_empty(), "{q}: {notes:?}");
+        assert_eq!((cfg.heads, cfg.d_model), (3, 48), "{q}");
+    }
+    // a pair that cannot agree: one key at a time, with a notice, never an invalid config
+    let (cfg, notes) = from_query("heads=3&d-model=64");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(cfg.d_model % cfg.heads, 0);
+}
+
+#[test]
+fn heads_must_divide_width() {
+    let mut cfg = RunConfig::default();
+    assert!(cfg.set("heads", "3").is_err());
+    assert_eq!(cfg.heads, 1);
+}
+
+#[test]
+fn pairs_apply_preset_first_and_list_only_non_defaults() {
+    let mut cfg = RunConfig::default();
+    let notes = cfg.apply_pairs([("c", "2.5"), ("preset", "paper"), ("seed", "x")]);
+    assert_eq!(cfg.preset, Preset::Paper);
+    assert_eq!(cfg.c, 2.5);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(
+        cfg.non_default_pairs(),
+        vec![("preset".to_string(), "paper".to_string()), ("c".to_string(), "2.5".to_string())]
+    );
+}

@@ -1,0 +1,127 @@
+//! URLs and config files: the lenient readers of the page (`from_query`, `from_json`, with a
+//! notice for every value replaced) and the writers that reproduce a config (`to_query`, `to_json`).
+
+use super::*;
+
+/// Decodes `+` (space) and `%XX` escapes of a URL query component. Bytes are reassembled and
+/// read as UTF-8 (invalid sequences become U+FFFD); a `%` not followed by two hex digits is
+/// kept as it is.
+pub fn url_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A config from a URL query (`a=1&b=2`, a leading `?` optional), leniently: a `preset`, then an
+/// `experiment`, then the other keys apply ([`RunConfig::apply_pairs`]); each rejected value
+/// becomes a notice and its safe value is used. Keys the schema does not know (page-only keys
+/// such as `backend`, `hide`, `autoplay`) are left to the page and not reported.
+pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
+    let pairs: Vec<(String, String)> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (url_decode(k), url_decode(v)),
+            None => (url_decode(p), String::new()),
+        })
+        .filter(|(k, _)| spec(k).is_some())
+        .collect();
+    let mut cfg = RunConfig::default();
+    let notices = cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    (cfg, notices)
+}
+
+/// Version of the URL format the page writes (`v=1`).
+pub const URL_VERSION: u32 = 1;
+
+/// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
+/// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
+/// `maps`), `controls` (comma list of control keys to show), `autoplay` (`0` | `1`).
+pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay"];
+
+/// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
+/// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
+pub fn query_notices(query: &str) -> Vec<String> {
+    let mut out = vec![];
+    for part in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = match part.split_once('=') {
+            Some((k, v)) => (url_decode(k), url_decode(v)),
+            None => (url_decode(part), String::new()),
+        };
+        if k == "v" && v != URL_VERSION.to_string() {
+            out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
+        } else if spec(&k).is_none() && !PAGE_KEYS.contains(&k.as_str()) {
+            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().copied()).collect();
+            out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
+        }
+    }
+    out
+}
+
+/// The query that reproduces `cfg`: `v=1` and the values that differ from its chapter's
+/// defaults ([`RunConfig::non_default_pairs`]), percent-encoded.
+pub fn to_query(cfg: &RunConfig) -> String {
+    let enc = |s: &str| -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    std::iter::once(format!("v={URL_VERSION}"))
+        .chain(cfg.non_default_pairs().into_iter().map(|(k, v)| format!("{}={}", enc(&k), enc(&v))))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A config from JSON (a file saved by the page or written by hand): missing keys take the
+/// defaults of the file's experiment and preset, every present key goes through the schema
+/// leniently (so a bad value becomes a notice and its safe value), unknown keys are reported.
+/// Not an object → an error message.
+pub fn from_json(text: &str) -> Result<(RunConfig, Vec<String>), String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let obj = value.as_object().ok_or("a config must be a JSON object of parameters")?;
+    let text_of = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut notices = vec![];
+    let mut pairs = vec![];
+    for (k, v) in obj {
+        if spec(k).is_some() {
+            pairs.push((k.clone(), text_of(v)));
+        } else {
+            notices.push(format!("unknown key {k:?} in the config ignored"));
+        }
+    }
+    let mut cfg = RunConfig::default();
+    notices.extend(cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).iter().map(|e| e.to_string()));
+    Ok((cfg, notices))
+}
+
+/// The config as the JSON [`from_json`] reads back (every key, kebab-case).
+pub fn to_json(cfg: &RunConfig) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = PARAMS
+        .iter()
+        .map(|p| (p.key.to_string(), serde_json::Value::String(cfg.get(p.key).unwrap_or_default())))
+        .collect();
+    serde_json::to_string_pretty(&map).unwrap_or_default()
+}
