@@ -8,7 +8,7 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Device;
 use plateau::backend::cpu_device;
 use plateau::chapters::plateau::data as mws;
-use plateau::chapters::plateau::{cross_entropy, PlateauTrainer as Trainer};
+use plateau::chapters::plateau::{self as ch1, cross_entropy, PlateauTrainer as Trainer};
 use plateau::config::{Preset, RunConfig};
 use plateau::model::init::Init;
 use plateau::rng::{stream, Stream};
