@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every test, in order, stopping at the first failure:
-#   setup, rustfmt check, native tests, web build, browser unit tests, end-to-end tests.
+#   setup, rustfmt check, native tests, web build, the page's type check, browser unit tests,
+#   end-to-end tests.
 # Each stage is announced and timed; a table of seconds per stage is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 LOGS="$(mktemp -d)"
 trap 'rm -rf "$LOGS"' EXIT
 
-STAGES=6
+STAGES=7
 names=()
 secs=()
 
@@ -47,6 +48,8 @@ stage fmt cargo fmt --check
 # Native tests in release: burn in debug is too slow.
 stage native-tests cargo test --release
 stage build-web bash scripts/build-web.sh
+# The page's JavaScript against its JSDoc types and the engine's generated .d.ts (www/pkg).
+stage typecheck bash scripts/typecheck.sh
 # Browser unit tests (wasm-bindgen-test in headless Chromium).
 # wasm-pack must not download anything: --mode no-install makes it fail instead,
 # --chromedriver skips its driver lookup, and it picks the wasm-bindgen CLI of the

@@ -80,9 +80,13 @@ impl Task {
             Task::Syntax => "syntax",
         }
     }
+    /// Every task, in chapter order.
+    pub fn all() -> [Task; 4] {
+        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax]
+    }
     /// Parses a task name.
     pub fn parse(s: &str) -> Option<Task> {
-        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax].into_iter().find(|t| t.name() == s)
+        Task::all().into_iter().find(|t| t.name() == s)
     }
     /// The chapter of the explorable this task belongs to (1, 2 or 3).
     pub fn chapter(self) -> u8 {
@@ -431,35 +435,11 @@ impl RunConfig {
 
     /// The value of a parameter as text (the form flags and URLs use).
     pub fn get(&self, key: &str) -> Option<String> {
-        Some(match key {
-            "experiment" => self.experiment.name().to_string(),
-            "preset" => self.preset.name().to_string(),
-            "seed" => self.seed.to_string(),
-            "steps" => self.steps.to_string(),
-            "n" => self.n.to_string(),
-            "layers" => self.layers.to_string(),
-            "heads" => self.heads.to_string(),
-            "d-model" => self.d_model.to_string(),
-            "d-ff" => self.d_ff.to_string(),
-            "attention" => self.attention.name().to_string(),
-            "c" => fmt_f64(self.c),
-            "c-from" => self.c_from.to_string(),
-            "lr" => fmt_f64(self.lr),
-            "batch" => self.batch.to_string(),
-            "eval-batch" => self.eval_batch.to_string(),
-            "eval-every" => self.eval_every.to_string(),
-            "snapshot-every" => self.snapshot_every.to_string(),
-            "gamma" => fmt_f64(self.gamma),
-            "model" => self.model.name().to_string(),
-            "memory" => fmt_f64(self.memory),
-            "seq-len" => self.seq_len.to_string(),
-            "warmup" => self.warmup.to_string(),
-            "lexicon" => self.lexicon.to_string(),
-            "weight-decay" => fmt_f64(self.weight_decay),
-            "lambda" => fmt_f64(self.lambda),
-            "lambda-from" => self.lambda_from.to_string(),
-            "lambda-until" => self.lambda_until.to_string(),
-            _ => return None,
+        Some(match spec(key)?.field {
+            Field::Count(get, _) => get(self).to_string(),
+            Field::Seed(get, _) => get(self).to_string(),
+            Field::Real(get, _) => fmt_f64(get(self)),
+            Field::Named(get, _) => get(self).to_string(),
         })
     }
 
@@ -617,53 +597,24 @@ impl RunConfig {
     }
 
     fn assign(&mut self, key: &str, v: &Value) {
-        match (key, v) {
-            ("experiment", Value::Choice(s)) => {
-                let task = Task::parse(s).unwrap_or(self.experiment);
-                if task.chapter() != self.experiment.chapter() {
-                    // Another chapter: its own defaults (same preset and seed).
-                    *self = RunConfig { seed: self.seed, ..RunConfig::defaults(task, self.preset) };
-                }
-                self.experiment = task;
-            }
-            ("model", Value::Choice(s)) => {
-                self.model = if s == "emb-mlp" { ModelKind::EmbMlp } else { ModelKind::Transformer }
-            }
-            ("gamma", Value::Float(x)) => self.gamma = *x,
-            ("weight-decay", Value::Float(x)) => self.weight_decay = *x,
-            ("memory", Value::Float(x)) => self.memory = *x,
-            ("lambda", Value::Float(x)) => self.lambda = *x,
-            ("preset", Value::Choice(s)) => self.preset = Preset::parse(s).unwrap_or(self.preset),
-            ("attention", Value::Choice(s)) => {
-                self.attention = if s == "linear" { Attention::Linear } else { Attention::Softmax }
-            }
-            ("c", Value::Float(x)) => self.c = *x,
-            ("lr", Value::Float(x)) => self.lr = *x,
-            (k, Value::Int(i)) => {
-                let u = *i as usize;
-                match k {
-                    "seed" => self.seed = *i as u64,
-                    "steps" => self.steps = u,
-                    "n" => self.n = u,
-                    "layers" => self.layers = u,
-                    "heads" => self.heads = u,
-                    "d-model" => self.d_model = u,
-                    "d-ff" => self.d_ff = u,
-                    "c-from" => self.c_from = u,
-                    "batch" => self.batch = u,
-                    "eval-batch" => self.eval_batch = u,
-                    "eval-every" => self.eval_every = u,
-                    "snapshot-every" => self.snapshot_every = u,
-                    "lambda-from" => self.lambda_from = u,
-                    "lambda-until" => self.lambda_until = u,
-                    "seq-len" => self.seq_len = u,
-                    "warmup" => self.warmup = u,
-                    "lexicon" => self.lexicon = u,
-                    _ => {}
-                }
-            }
+        let Some(spec) = spec(key) else { return };
+        match (spec.field, v) {
+            (Field::Count(_, set), Value::Int(i)) => set(self, *i as usize),
+            (Field::Seed(_, set), Value::Int(i)) => set(self, *i as u64),
+            (Field::Real(_, set), Value::Float(x)) => set(self, *x),
+            (Field::Named(_, set), Value::Choice(s)) => set(self, s),
             _ => {}
         }
+    }
+
+    /// Sets `experiment`; a task of another chapter brings that chapter's defaults (same preset
+    /// and seed).
+    fn switch_experiment(&mut self, name: &str) {
+        let task = Task::parse(name).unwrap_or(self.experiment);
+        if task.chapter() != self.experiment.chapter() {
+            *self = RunConfig { seed: self.seed, ..RunConfig::defaults(task, self.preset) };
+        }
+        self.experiment = task;
     }
 
     /// Checks every value against the schema (for configs loaded from JSON).

@@ -247,6 +247,16 @@ fn help_after_a_command_prints_usage() {
         assert_eq!(code, 0, "{cmd}: {err}");
         assert!(out.contains("plateau bench [--suite quick|full]"), "{cmd}: {out}");
     }
+    // The usage lists every key of the schema once, under the chapters it changes.
+    let (_, out, _) = plateau(&["--help"]);
+    let params = out.split_once("experiment parameters").expect("a parameters section").1;
+    let tokens: Vec<&str> = params.split_whitespace().collect();
+    for p in plateau::config::PARAMS {
+        let flag = format!("--{}", p.key);
+        assert_eq!(tokens.iter().filter(|t| **t == flag).count(), 1, "{flag} once in:\n{params}");
+    }
+    assert_eq!(tokens.iter().filter(|t| t.starts_with("--")).count(), plateau::config::PARAMS.len(), "{params}");
+    assert!(out.contains("chapter 2 (anchors):\n    --gamma --model --memory --seq-len"), "{out}");
 }
 
 /// `reproduce --resume` reuses a finished run only when its config is the same, and the section

@@ -1,3 +1,4 @@
+// @ts-check
 // Step timing for `plateau bench` (driven by bench/browser.mjs through window.plateauBench).
 // It runs the engine on the main thread: nothing else happens on this page, and the timing of a
 // step is the same as in the page's worker.
@@ -74,3 +75,5 @@ window.plateauBench = {
   },
 };
 document.getElementById('ready').hidden = false;
+
+export {}; // a module: top-level await

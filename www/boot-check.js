@@ -1,3 +1,4 @@
+// @ts-check
 // If the page's module (www/app.js) or the engine it imports (www/pkg/plateau.js) cannot be
 // fetched — a missing build, a wrong path — the module never runs and could not say so itself.
 // This classic script runs while the page is parsed, before the deferred module, and turns the

@@ -5,17 +5,20 @@
 // through the engine (`parseQuery`) before they are kept: a value the engine rejects never stays
 // in the page or the URL; the engine's safe value is shown instead, with its notice.
 
+import { parseQuery, configQuery } from './pkg/plateau.js';
+import { $, notice } from './dom.js';
+import { syncUrl } from './pageflags.js';
+import { chapterOf, send, state } from './state.js';
+
 /**
  * @typedef {{type: 'slider', step: number, digits: number, snap: number | null, snap_label: string}
  *   | {type: 'number'}
  *   | {type: 'select', options: [string, string][]}} Widget
  * @typedef {{label: string, help: string, chapters: number[], widget: Widget}} Control
  * @typedef {{key: string, doc: string, kind: 'int' | 'float' | 'choice', min: number, max: number,
- *   log: boolean, choices: string[], live: boolean, control: Control | null}} Param
+ *   log: boolean, choices: string[], live: boolean, chapters: number[], control: Control | null}} Param
  */
 
-/** @param {string} id */
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /** Decimal places of a step (0.005 → 3). @param {number} step */
 const decimals = (step) => Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
@@ -148,4 +151,55 @@ export function readControl(p) {
   const w = /** @type {Control} */ (p.control).widget;
   if (w.type === 'slider') return String(fromSlider(p, Number(el.value)));
   return el.value;
+}
+
+// ---- the page's config and the controls --------------------------------------------------
+
+/** Shows `cfg` in every control (chapter 1's task select only for chapter 1's tasks). */
+export function setControls(cfg) {
+  for (const p of controlled(state.schema)) {
+    if (p.key === 'experiment' && chapterOf(cfg.experiment) !== 1) continue;
+    setControl(p, cfg[p.key]);
+  }
+}
+
+/**
+ * A control moved: the engine validates the new value in the context of the whole config (a
+ * value it rejects is replaced by its safe value, with a notice), the control shows the value
+ * kept, and it applies live or marks Reset pending, as the schema says.
+ */
+export function changeParam(p) {
+  const raw = readControl(p);
+  if (p.key === 'preset') {
+    // A preset replaces every default: keep only the chapter and the seed.
+    const parsed = parseQuery(`preset=${encodeURIComponent(raw)}&experiment=${state.cfg.experiment}&seed=${state.cfg.seed}`);
+    parsed.notices.forEach(notice);
+    state.cfg = parsed.config;
+    setControls(state.cfg);
+    markPending(true);
+    return;
+  }
+  const others = configQuery(state.cfg).split('&').filter((kv) => kv && !kv.startsWith(`${p.key}=`));
+  const parsed = parseQuery([...others, `${p.key}=${encodeURIComponent(raw)}`].join('&'));
+  parsed.notices.forEach(notice);
+  const value = parsed.config[p.key];
+  setControl(p, value);
+  if (p.live) setLive(p.key, value);
+  else {
+    state.cfg[p.key] = value;
+    markPending(true);
+  }
+}
+
+export function markPending(on) {
+  $('reset').classList.toggle('pending', on);
+  $('reset').textContent = on ? 'Reset to apply' : 'Reset';
+  if (on) syncUrl();
+}
+
+export function setLive(key, value) {
+  state.cfg[key] = value;
+  if (state.runCfg) state.runCfg[key] = value;
+  send({ type: 'set', key, value: String(value) });
+  syncUrl();
 }

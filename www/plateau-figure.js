@@ -1,3 +1,4 @@
+// @ts-check
 // <plateau-figure>: one live Plateau figure, for blog posts and slides. One script tag:
 //
 //   <script type="module" src="https://your.host/plateau/www/plateau-figure.js"></script>

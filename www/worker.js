@@ -1,3 +1,4 @@
+// @ts-check
 // Training worker: owns the engine Session and runs it in bounded chunks so that commands
 // from the page (pause, step, set, reset) are handled between chunks.
 //
@@ -29,9 +30,11 @@ let current = null; // the start message of the current run (config and backend)
 
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
 const devices = [];
-if (self.GPUAdapter && GPUAdapter.prototype.requestDevice) {
-  const request = GPUAdapter.prototype.requestDevice;
-  GPUAdapter.prototype.requestDevice = async function requestDevice(...args) {
+// (WebGPU's types are not in TypeScript's libraries: the adapter class is looked up untyped.)
+const GpuAdapter = /** @type {any} */ (self).GPUAdapter;
+if (GpuAdapter && GpuAdapter.prototype.requestDevice) {
+  const request = GpuAdapter.prototype.requestDevice;
+  GpuAdapter.prototype.requestDevice = async function requestDevice(...args) {
     const device = await request.apply(this, args);
     devices.push(device);
     return device;

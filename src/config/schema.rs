@@ -1,7 +1,34 @@
 //! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
 //! and the page's control for it.
 
+use super::{Attention, ModelKind, Preset, RunConfig, Task};
 use serde::Serialize;
+
+/// Where a parameter lives in [`RunConfig`]: its reader and writer, by the field's type. With
+/// this, a key is spelled once, in its [`ParamSpec`]; [`RunConfig::get`] and [`RunConfig::set`]
+/// look the field up here.
+#[derive(Clone, Copy, Debug)]
+pub enum Field {
+    /// A count (`usize`).
+    Count(fn(&RunConfig) -> usize, fn(&mut RunConfig, usize)),
+    /// The seed (`u64`).
+    Seed(fn(&RunConfig) -> u64, fn(&mut RunConfig, u64)),
+    /// A real number.
+    Real(fn(&RunConfig) -> f64, fn(&mut RunConfig, f64)),
+    /// A named choice (its `name()` and its parser; the name is one of the kind's choices).
+    Named(fn(&RunConfig) -> &'static str, fn(&mut RunConfig, &str)),
+}
+
+macro_rules! count {
+    ($f:ident) => {
+        Field::Count(|c| c.$f, |c, v| c.$f = v)
+    };
+}
+macro_rules! real {
+    ($f:ident) => {
+        Field::Real(|c| c.$f, |c, v| c.$f = v)
+    };
+}
 
 /// The kind and valid range of one parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,6 +52,10 @@ pub struct ParamSpec {
     pub kind: Kind,
     /// `true` when a change applies to a running run; `false` when it needs a reset.
     pub live: bool,
+    /// The [`RunConfig`] field it sets.
+    pub field: Field,
+    /// The chapters whose runs it changes (empty: every chapter).
+    pub chapters: &'static [u8],
     /// The page's control for it, if the page has one (the others are URL, config-file and CLI
     /// keys only). The page builds every control from this table (`paramSchema()`): its range
     /// is always the key's own range.
@@ -81,6 +112,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Task: moving-window sum or prefix sum (chapter 1), anchors (chapter 2), syntax (chapter 3).",
         kind: Kind::Choice(&["mws", "prefix-sum", "anchors", "syntax"]),
         live: false,
+        field: Field::Named(|c| c.experiment.name(), RunConfig::switch_experiment),
+        chapters: &[],
         control: Some(Control {
             label: "Task",
             help: "Prefix sum: y_i = x_1 + … + x_i mod 17.",
@@ -93,6 +126,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Named defaults: the paper's exact setup or the small interactive model.",
         kind: Kind::Choice(&["paper", "interactive"]),
         live: false,
+        field: Field::Named(|c| c.preset.name(), |c, s| c.preset = Preset::parse(s).unwrap_or(c.preset)),
+        chapters: &[],
         control: Some(Control {
             label: "Preset",
             help: "Paper: the papers’ larger setups — minutes per run on a CPU.",
@@ -105,6 +140,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Seed for initialization, training data and held-out data.",
         kind: Kind::Int { min: 0, max: 4_294_967_295 },
         live: false,
+        field: Field::Seed(|c| c.seed, |c, v| c.seed = v),
+        chapters: &[],
         control: Some(Control {
             label: "Seed",
             help: "Weights and data; the same seed gives the same run.",
@@ -117,6 +154,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Number of training steps.",
         kind: Kind::Int { min: 1, max: 1_000_000 },
         live: true,
+        field: count!(steps),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -124,14 +163,20 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Number of input tokens x_1..x_n (the paper uses 16).",
         kind: Kind::Int { min: 2, max: 32 },
         live: false,
+        field: count!(n),
+        chapters: &[1],
         control: None,
     },
-    ParamSpec { key: "layers", doc: "Transformer layers.", kind: Kind::Int { min: 1, max: 8 }, live: false, control: None },
+    ParamSpec { key: "layers", doc: "Transformer layers.", kind: Kind::Int { min: 1, max: 8 }, live: false,
+        field: count!(layers),
+        chapters: &[], control: None },
     ParamSpec {
         key: "heads",
         doc: "Attention heads per layer (must divide d-model).",
         kind: Kind::Int { min: 1, max: 16 },
         live: false,
+        field: count!(heads),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -139,14 +184,20 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Width of the residual stream.",
         kind: Kind::Int { min: 8, max: 1024 },
         live: false,
+        field: count!(d_model),
+        chapters: &[],
         control: None,
     },
-    ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false, control: None },
+    ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false,
+        field: count!(d_ff),
+        chapters: &[], control: None },
     ParamSpec {
         key: "attention",
         doc: "Linear attention as in the paper (no softmax), or softmax.",
         kind: Kind::Choice(&["linear", "softmax"]),
         live: false,
+        field: Field::Named(|c| c.attention.name(), |c, s| c.attention = if s == "linear" { Attention::Linear } else { Attention::Softmax }),
+        chapters: &[1],
         control: Some(Control {
             label: "Attention",
             help: "Linear: scores without softmax, as in the paper.",
@@ -159,6 +210,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Attention-mask strength on the optimal map Ω (1 = off, >1 toward it, <1 away).",
         kind: Kind::Float { min: 0.01, max: 100.0, log: true },
         live: true,
+        field: real!(c),
+        chapters: &[1],
         control: Some(Control {
             label: "Attention mask c",
             help: "Multiplies the attention on the entries the solution needs (Ω): >1 pushes attention toward them, <1 away, 1 = off.",
@@ -171,6 +224,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Training step from which the mask c is applied.",
         kind: Kind::Int { min: 0, max: 1_000_000 },
         live: true,
+        field: count!(c_from),
+        chapters: &[1],
         control: Some(Control {
             label: "Mask from step",
             help: "The mask c acts from this step on.",
@@ -183,6 +238,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Adam learning rate (constant).",
         kind: Kind::Float { min: 1e-6, max: 1.0, log: true },
         live: true,
+        field: real!(lr),
+        chapters: &[],
         control: Some(Control {
             label: "Learning rate",
             help: "Adam/AdamW step size (log scale).",
@@ -195,6 +252,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Training sequences per step (a fresh batch each step).",
         kind: Kind::Int { min: 1, max: 4096 },
         live: false,
+        field: count!(batch),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -202,6 +261,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Held-out sequences per evaluation (a fresh batch each evaluation).",
         kind: Kind::Int { min: 1, max: 4096 },
         live: false,
+        field: count!(eval_batch),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -209,6 +270,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Evaluate (greedy decoding, APM, collapse) every K steps.",
         kind: Kind::Int { min: 1, max: 100_000 },
         live: true,
+        field: count!(eval_every),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -216,6 +279,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Record attention and cosine maps every K steps (bounded history).",
         kind: Kind::Int { min: 1, max: 100_000 },
         live: true,
+        field: count!(snapshot_every),
+        chapters: &[],
         control: None,
     },
     ParamSpec {
@@ -223,6 +288,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 2 init scale γ: every weight ~ N(0, (d_in^-γ)²); larger γ = smaller init.",
         kind: Kind::Float { min: 0.1, max: 1.5, log: false },
         live: false,
+        field: real!(gamma),
+        chapters: &[2],
         control: Some(Control {
             label: "Init scale γ",
             help: "Weights start as N(0, (d_in^−γ)²): larger γ = smaller init.",
@@ -235,6 +302,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 2 network: the transformer, or the simplified Emb-MLP.",
         kind: Kind::Choice(&["transformer", "emb-mlp"]),
         live: false,
+        field: Field::Named(|c| c.model.name(), |c, s| c.model = if s == "emb-mlp" { ModelKind::EmbMlp } else { ModelKind::Transformer }),
+        chapters: &[2],
         control: Some(Control {
             label: "Model",
             help: "The paper’s simplified model has no attention; its embeddings move the same way.",
@@ -252,6 +321,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 2: fraction of each training batch that is memory samples (anchors 5-8, a lookup table); 0 = reasoning only.",
         kind: Kind::Float { min: 0.0, max: 0.9, log: false },
         live: false,
+        field: real!(memory),
+        chapters: &[2],
         control: Some(Control {
             label: "Task",
             help: "Memory anchors map each key to a random label: only a lookup table can fit them.",
@@ -266,6 +337,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 2 sequence length: the key, its anchor pair and noise tokens.",
         kind: Kind::Int { min: 4, max: 16 },
         live: false,
+        field: count!(seq_len),
+        chapters: &[2],
         control: None,
     },
     ParamSpec {
@@ -273,6 +346,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Steps of linear learning-rate warm-up from 0 (chapters 2 and 3); 0 = constant rate.",
         kind: Kind::Int { min: 0, max: 1_000_000 },
         live: false,
+        field: count!(warmup),
+        chapters: &[2, 3],
         control: None,
     },
     ParamSpec {
@@ -280,6 +355,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 3: words per open class (nouns, verbs, adjectives) of the grammar; fewer = lower lexical entropy, so more of the loss is syntax; 10 = the full grammar.",
         kind: Kind::Int { min: 1, max: 10 },
         live: false,
+        field: count!(lexicon),
+        chapters: &[3],
         control: None,
     },
     ParamSpec {
@@ -287,6 +364,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Decoupled weight decay of AdamW (chapters 2 and 3; chapter 1's Adam has none).",
         kind: Kind::Float { min: 0.0, max: 1.0, log: false },
         live: false,
+        field: real!(weight_decay),
+        chapters: &[2, 3],
         control: None,
     },
     ParamSpec {
@@ -294,6 +373,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Chapter 3 SAS regularizer strength: loss = MLM + λ·R; λ > 0 suppresses, λ < 0 promotes.",
         kind: Kind::Float { min: -1.0, max: 1.0, log: false },
         live: true,
+        field: real!(lambda),
+        chapters: &[3],
         control: Some(Control {
             label: "Regularizer λ",
             help: "Loss + λ × attention on the gold arcs: >0 suppresses syntactic attention, <0 promotes it.",
@@ -306,6 +387,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "First training step at which λ applies.",
         kind: Kind::Int { min: 0, max: 1_000_000 },
         live: true,
+        field: count!(lambda_from),
+        chapters: &[3],
         control: Some(Control { label: "λ from step", help: "λ acts from this step…", chapters: &[3], widget: Widget::Number }),
     },
     ParamSpec {
@@ -313,6 +396,8 @@ pub const PARAMS: &[ParamSpec] = &[
         doc: "Step at which λ stops applying (the window is [from, until)).",
         kind: Kind::Int { min: 0, max: 1_000_000 },
         live: true,
+        field: count!(lambda_until),
+        chapters: &[3],
         control: Some(Control {
             label: "λ until step",
             help: "…and stops here (e.g. 300 for a brief early suppression).",

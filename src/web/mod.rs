@@ -173,7 +173,8 @@ pub async fn choose_backend(override_: String) -> JsValue {
 }
 
 /// The parameter schema the page builds its controls from: `[{key, doc, kind, min, max, log,
-/// choices, live, control}]`, `control` the page's control ([`crate::config::Control`]) or null.
+/// choices, live, chapters, control}]`, `control` the page's control ([`crate::config::Control`])
+/// or null.
 #[wasm_bindgen(js_name = paramSchema)]
 pub fn param_schema() -> JsValue {
     #[derive(Serialize)]
@@ -186,6 +187,7 @@ pub fn param_schema() -> JsValue {
         log: bool,
         choices: Vec<&'static str>,
         live: bool,
+        chapters: &'static [u8],
         control: Option<crate::config::Control>,
     }
     let rows: Vec<P> = PARAMS
@@ -196,7 +198,7 @@ pub fn param_schema() -> JsValue {
                 crate::config::Kind::Float { min, max, log } => ("float", min, max, log, vec![]),
                 crate::config::Kind::Choice(c) => ("choice", 0.0, 0.0, false, c.to_vec()),
             };
-            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live, control: p.control }
+            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live, chapters: p.chapters, control: p.control }
         })
         .collect();
     to_js(&rows)

@@ -123,17 +123,14 @@ impl RowSink {
     }
 }
 
-const USAGE: &str = "usage:
-  plateau run [--experiment mws|prefix-sum] [--preset paper|interactive] [--seed S] [--steps N]
-              [--c C] [--c-from STEP] [--attention linear|softmax] [--lr LR] [--eval-every K]
-              [--backend flex|ndarray|wgpu] [--max-memory GB] [--quiet] --out FILE.csv
-                        (rows are written to FILE.csv.partial as they are evaluated and renamed at the
-                         end; Ctrl-C or SIGTERM stops at the next step and keeps them: exit 130/143;
-                         a config whose memory estimate is over --max-memory (8 GB) is refused)
-  plateau run --experiment anchors [--model transformer|emb-mlp] [--gamma G] [--seed S] [--memory F]
-              [--steps N] --out FILE.csv [--embeddings FILE.csv]
-  plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
-              [--lexicon K] [--steps N] --out FILE.csv
+const USAGE_HEAD: &str = "usage:
+  plateau run [--KEY VALUE ...] [--backend flex|ndarray|wgpu] [--max-memory GB] [--quiet]
+              --out FILE.csv [--embeddings FILE.csv]
+                        (every experiment parameter below is a flag; rows are written to
+                         FILE.csv.partial as they are evaluated and renamed at the end; Ctrl-C or
+                         SIGTERM stops at the next step and keeps them: exit 130/143; a config whose
+                         memory estimate is over --max-memory (8 GB) is refused; --embeddings:
+                         chapter 2's embedding snapshots)
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
               [--steps N] [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir DIR]
               [--checkpoint-every K] [--stop-after N]
@@ -157,7 +154,44 @@ const USAGE: &str = "usage:
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT]
                         time training steps natively, in PyTorch and in headless Chromium
-  plateau params        list every experiment parameter with its range";
+  plateau params        list every experiment parameter with its range and doc";
+
+/// The usage text: the commands, then every experiment parameter of the schema (so a key is
+/// spelled once, in `config::PARAMS`).
+fn usage() -> String {
+    let wrap = |keys: Vec<String>| -> String {
+        let mut out = String::new();
+        let mut line = String::from("   ");
+        for w in keys {
+            if line.len() + w.len() + 1 > 98 {
+                out += &line;
+                out += "\n";
+                line = String::from("   ");
+            }
+            line += " ";
+            line += &w;
+        }
+        out + &line
+    };
+    let name = |chapters: &[u8]| match chapters {
+        [] => "every chapter".to_string(),
+        [c] => format!("chapter {c} ({})", Task::all().iter().filter(|t| t.chapter() == *c).map(|t| t.name()).collect::<Vec<_>>().join(", ")),
+        many => format!("chapters {}", many.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" and ")),
+    };
+    let mut groups: Vec<&[u8]> = vec![];
+    for p in PARAMS {
+        if !groups.contains(&p.chapters) {
+            groups.push(p.chapters);
+        }
+    }
+    groups.sort_by_key(|g| (g.len() != 0, g.first().copied(), g.len()));
+    let mut out = format!("{USAGE_HEAD}\nexperiment parameters (`plateau params` lists each one's range and doc):");
+    for g in groups {
+        let keys = PARAMS.iter().filter(|p| p.chapters == g).map(|p| format!("--{}", p.key)).collect();
+        out += &format!("\n  {}:\n{}", name(g), wrap(keys));
+    }
+    out
+}
 
 /// A command-line error: message and exit status 2.
 pub struct CliError(pub String);
@@ -423,7 +457,7 @@ pub fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         // `plateau run --help` and the like: the usage, not "flag --help needs a value".
         Some("run" | "reproduce" | "bench" | "params") if wants_help => {
-            println!("{USAGE}");
+            println!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
         Some("run") => cmd_run(&args[1..]),
@@ -434,11 +468,11 @@ pub fn main() -> ExitCode {
         }
         Some("params") => cmd_params(),
         Some("-h") | Some("--help") | Some("help") => {
-            println!("{USAGE}");
+            println!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
-        Some(other) => Err(CliError(format!("unknown command '{other}'\n{USAGE}"))),
-        None => Err(CliError(USAGE.to_string())),
+        Some(other) => Err(CliError(format!("unknown command '{other}'\n{}", usage()))),
+        None => Err(CliError(usage())),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Type-check the page's JavaScript (`// @ts-check` + JSDoc in www/*.js) with TypeScript from npm
+# (tests/e2e/package-lock.json pins it; scripts/setup.sh installs it), against the engine's API as
+# wasm-bindgen declares it (www/pkg/plateau.d.ts, from scripts/build-web.sh). No output is written.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f www/pkg/plateau.d.ts ] || { echo "typecheck: www/pkg/plateau.d.ts is missing: run scripts/build-web.sh first" >&2; exit 1; }
+TSC=tests/e2e/node_modules/.bin/tsc
+[ -x "$TSC" ] || { echo "typecheck: $TSC is missing: run scripts/setup.sh first" >&2; exit 1; }
+"$TSC" -p www/tsconfig.json
+"$TSC" -p www/tsconfig.worker.json
+echo "typecheck: www/*.js pass tsc $("$TSC" --version | cut -d' ' -f2) (page and worker)"

@@ -1,0 +1,377 @@
+// @ts-check
+// The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
+// line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
+import { drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
+import { $, canvasById, field, C, darkScheme, reducedMotion } from './dom.js';
+import { chapter, chapterOf, state } from './state.js';
+
+// A redraw is split into jobs, one chart per animation frame, so that no main-thread task is
+// long (each plotters draw takes a few milliseconds).
+export function scheduleDraw(now) {
+  if (state.drawPending) { state.drawAgain = true; return; }
+  state.drawPending = true;
+  const minGap = reducedMotion.matches ? 1000 : 200;
+  const wait = now ? 0 : Math.max(0, minGap - (performance.now() - state.lastDraw));
+  setTimeout(() => {
+    state.drawAgain = false; // the jobs below read the state as it is from now on
+    const jobs = drawJobs();
+    const next = () => {
+      const job = jobs.shift();
+      if (!job) {
+        state.drawPending = false;
+        state.lastDraw = performance.now();
+        if (state.drawAgain) scheduleDraw(false); // state changed after the chain had begun
+        return;
+      }
+      const t0 = performance.now();
+      job();
+      window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
+      requestAnimationFrame(next);
+    };
+    requestAnimationFrame(next);
+  }, wait);
+}
+
+/** Sizes a canvas's backing store to its box (at most 2× device pixels); returns the scale. @param {HTMLCanvasElement} canvas */
+export function fit(canvas) {
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const w = Math.max(50, Math.round(canvas.clientWidth * dpr));
+  const h = Math.max(50, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+  return dpr;
+}
+
+/** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay). */
+export const col = (key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
+
+/** Markers of the run's events: chapter 1's drop, chapter 3's onsets. */
+export function eventMarkers() {
+  const markers = [];
+  if (chapter() === 1) {
+    const drop = dropStep(state.rows);
+    if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
+  } else if (chapter() === 2) {
+    const v = heldoutAnswer(state.rows);
+    if (v && v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
+  } else if (chapter() === 3) {
+    const o = syntaxOnsets(state.rows);
+    if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
+    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `structure onset ${o.structure}` });
+    if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `agreement onset ${o.number_drop}` });
+  }
+  return markers;
+}
+
+export function lineChart(id, series, opts) {
+  const canvas = canvasById(id);
+  const scale = fit(canvas);
+  const markers = eventMarkers();
+  const p = state.pinned;
+  if (p && chapterOf(p.cfg.experiment) === chapter() && series.length) {
+    // The pinned run's first curve of this chart, dashed grey, for comparison.
+    const { key } = series[0].points;
+    if (key) series = [...series, { label: `pinned: ${series[0].label}`, color: C.grey, dashed: true, points: p.rows.map((r) => [r.step, r[key]]) }];
+  }
+  const snap = currentSnap();
+  if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
+  drawLines(canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
+}
+
+export function range(values, lo, hi) {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return [lo, hi];
+  return [Math.min(lo, ...finite), Math.max(hi, ...finite)];
+}
+
+export function currentSnap() {
+  if (!state.snaps.length) return null;
+  return state.snaps[state.scrub === null ? state.snaps.length - 1 : Math.min(state.scrub, state.snaps.length - 1)];
+}
+
+export function drawStatus() {
+  const now = performance.now();
+  $('step').textContent = String(state.step);
+  $('steps').textContent = String(state.steps);
+  const ms = state.runMs + (state.runSince !== null ? now - state.runSince : 0);
+  $('elapsed').textContent = (ms / 1000).toFixed(1);
+  $('rate').textContent = state.rate.value === null ? '–' : state.rate.value.toFixed(1);
+}
+
+/** The comparison sentence: the pinned run's key numbers against the run on screen's. */
+export function drawCompare() {
+  const now = state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
+  const p = state.pinned;
+  $('compare').textContent = p
+    ? `Pinned run (${configQuery(p.cfg).replace(/^v=1&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=1&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
+    : '';
+  $('runs').hidden = state.runs.length === 0 && !p;
+}
+
+export function drawJobs() {
+  if (chapter() === 2) return [drawStatus, drawCompare, ...anchorJobs(), drawAnchorSnapshot];
+  if (chapter() === 3) return [drawStatus, drawCompare, ...syntaxJobs(), drawSyntaxSnapshot];
+  return [
+    drawCompare,
+    drawStatus,
+    () => {
+      const loss = col('loss');
+      const outLoss = col('output_loss');
+      const [lmin, lmax] = range([...loss, ...outLoss].map((p) => p[1]), 1, 1);
+      lineChart('chart-loss', [
+        { label: 'loss (all positions)', color: C.blue, points: loss },
+        { label: 'loss (outputs)', color: C.orange, points: outLoss },
+      ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
+      $('sum-loss').textContent = `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`;
+    },
+    () => {
+      lineChart('chart-acc', [
+        { label: 'test accuracy', color: C.blue, points: col('test_acc') },
+        { label: 'first token', color: C.orange, points: col('first_token_acc') },
+        { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
+      $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
+    },
+    () => {
+      lineChart('chart-rep', [
+        { label: 'model', color: C.verm, points: col('repetition') },
+        { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
+      const last = state.rows[state.rows.length - 1];
+      $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`;
+    },
+    () => {
+      lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend: 'ul' });
+      $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
+    },
+    () => {
+      const cos = col('hidden_cos');
+      const [cmin] = range(cos.map((p) => p[1]), 0, 1);
+      lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine', legend: 'll' });
+      $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
+    },
+    drawSnapshot,
+    drawSnapshotCos,
+  ];
+}
+
+/** Syncs the scrubber with the snapshots; returns the snapshot to show (or null). */
+export function scrubSnap() {
+  const snap = currentSnap();
+  const scrub = field('scrub');
+  scrub.max = String(Math.max(0, state.snaps.length - 1));
+  if (state.scrub === null) scrub.value = scrub.max;
+  $('scrub-out').textContent = snap ? String(snap.step) : '–';
+  return snap;
+}
+
+export const last = () => state.rows[state.rows.length - 1];
+
+export const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+
+// ---- chapter 2 ----
+
+export function anchorJobs() {
+  // Without memory anchors (the default task) the memory columns are NaN: leave them out.
+  const mem = () => state.rows.some((r) => Number.isFinite(r.loss_memory));
+  return [
+    () => {
+      const series = [
+        ...(mem() ? [{ label: 'memory', color: C.orange, points: col('loss_memory') }] : []),
+        { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
+        { label: 'held-out pair (4,3)', color: C.verm, points: col('loss_heldout'), dashed: true },
+      ];
+      const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
+      lineChart('chart-subloss', series, { y_min: Math.max(0.002, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
+      $('sum-subloss').textContent = `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
+    },
+    () => {
+      lineChart('chart-subacc', [
+        ...(mem() ? [{ label: 'memory', color: C.orange, points: col('acc_memory') }] : []),
+        { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
+        { label: '(4,3) inferential', color: C.green, points: col('acc_inferential') },
+        { label: '(4,3) symmetric', color: C.purple, points: col('acc_symmetric'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
+      const r = last();
+      $('sum-subacc').textContent = r
+        ? `Step ${r.step}: ${mem() ? `memory ${fixed(r.acc_memory, 2)}, ` : ''}reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
+        : '';
+    },
+    () => {
+      const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
+      lineChart('chart-emb', [
+        { label: 'key distance–cosine corr.', color: C.blue, points: col('key_order_corr') },
+        { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
+        ...(hasMemory ? [{ label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') }] : []),
+      ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
+      $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`;
+    },
+    () => {
+      const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
+      const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
+      const bin = (k) => state.rows.map((r) => [r.step, r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
+      const series = bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
+      lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
+      const r = last();
+      $('sum-keydist').textContent = r && r.key_cos_by_distance
+        ? `Step ${r.step}: mean cosine of keys at distance 1: ${fixed(r.key_cos_by_distance[0], 2)}, 2: ${fixed(r.key_cos_by_distance[1], 2)}, 3–5: ${fixed(r.key_cos_by_distance[2], 2)}, 6–19: ${fixed(r.key_cos_by_distance[3], 2)}, 20 and more: ${fixed(r.key_cos_by_distance[4], 2)}.`
+        : '';
+    },
+  ];
+}
+
+export function drawAnchorSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const dark = darkScheme.matches;
+  const keys = snap.tokens.slice(8);
+  let canvas = canvasById('map-pca');
+  drawScatter(canvas, {
+    points: snap.pca, values: keys, vmin: 20, vmax: 99, x_label: `PC1 (${(100 * snap.explained[0]).toFixed(0)} %)`,
+    y_label: `PC2 (${(100 * snap.explained[1]).toFixed(0)} %)`, color_label: 'key', scale: fit(canvas), dark,
+    labeled: [[0, '20'], [keys.length - 1, '99']],
+  });
+  $('sum-pca').textContent = `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`;
+  canvas = canvasById('map-embcos');
+  const n = snap.tokens.length;
+  drawHeatmap(canvas, {
+    values: snap.cosine, rows: n, cols: n, signed: true, vmin: -1, vmax: 1, separators: [8],
+    tick_labels: snap.tokens.map(String), x_label: 'token', y_label: 'token', scale: fit(canvas), dark,
+  });
+  const r = state.rows.find((x) => x.step === snap.step) || last();
+  $('sum-embcos').textContent = r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '';
+  canvas = canvasById('map-att2');
+  if (snap.attention.length) {
+    drawHeatmap(canvas, {
+      values: snap.attention, rows: snap.seq, cols: snap.seq, signed: false, vmin: 0, vmax: Math.max(1e-9, ...snap.attention),
+      mask_upper: true, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
+    });
+    $('sum-att2').textContent = r ? `Step ${snap.step}: closeness to a prefix average ${fixed(r.prefix_avg, 2)} (1 = exactly).` : '';
+  } else {
+    const ctx = canvas.getContext('2d');
+    fit(canvas);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    $('sum-att2').textContent = 'The Emb-MLP has no attention.';
+  }
+}
+
+// ---- chapter 3 ----
+
+export function syntaxJobs() {
+  return [
+    () => {
+      const series = [
+        { label: 'train', color: C.blue, points: col('loss') },
+        { label: 'held-out', color: C.orange, points: col('heldout_loss') },
+        { label: 'far-subject verbs (held-out)', color: C.purple, points: col('verb_loss') },
+        { label: 'their number only', color: C.purple, points: col('verb_number_loss'), dashed: true },
+      ];
+      const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
+      lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'ur' });
+      $('sum-mlm').textContent = `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`;
+    },
+    () => {
+      lineChart('chart-uas', [
+        { label: 'all arcs: best head', color: C.green, points: col('uas') },
+        { label: 'all arcs: offset guess', color: C.green, points: col('offset_uas'), dashed: true },
+        { label: 'subject→verb: best head', color: C.purple, points: col('uas_subject') },
+        { label: 'subject→verb: offset guess', color: C.purple, points: col('offset_uas_subject'), dashed: true },
+        { label: 'non-adjacent arcs: best head', color: C.verm, points: col('uas_nonadjacent') },
+        { label: 'non-adjacent arcs: offset guess', color: C.verm, points: col('offset_uas_nonadjacent'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ur' });
+      const r = last();
+      $('sum-uas').textContent = r
+        ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}). Non-adjacent arcs: ${fixed(r.uas_nonadjacent, 2)} (offset guess ${fixed(r.offset_uas_nonadjacent, 2)}).`
+        : '';
+    },
+    () => {
+      lineChart('chart-agree', [{ label: 'agreement', color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
+      $('sum-agree').textContent = seriesSummary('agreement accuracy', col('agreement_acc'), 2);
+    },
+    () => {
+      const reg = col('sas_reg');
+      const [, rmax] = range(reg.map((p) => p[1]), 0, 1);
+      lineChart('chart-reg', [{ label: 'R (held-out)', color: C.verm, points: reg }], { y_min: 0, y_max: rmax * 1.1, y_label: 'R', legend: 'lr' });
+      $('sum-reg').textContent = seriesSummary('R', reg, 2);
+    },
+  ];
+}
+
+export function drawSyntaxSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const dark = darkScheme.matches;
+  let canvas = canvasById('map-arcs');
+  drawArcs(canvas, { words: snap.words, gold: snap.heads, pred: snap.pred, weight: snap.pred_weight, scale: fit(canvas), dark });
+  $('sum-arcs').textContent = `Step ${snap.step}: layer ${snap.best_layer + 1}, head ${snap.best_head + 1} (${snap.transposed ? 'head → dependent' : 'dependent → head'}) points to the gold head for ${snap.sample_right} of ${snap.sample_scored} words of “${snap.words.join(' ')}”.`;
+  canvas = canvasById('map-heads');
+  const rows = snap.layers * snap.n_heads;
+  drawHeatmap(canvas, {
+    values: snap.head_uas, rows, cols: 2, signed: false, vmin: 0, vmax: 1,
+    row_labels: Array.from({ length: rows }, (_, k) => `L${Math.floor(k / snap.n_heads) + 1} H${(k % snap.n_heads) + 1}`),
+    col_labels: ['dep→head', 'head→dep'], y_label: 'layer, head', scale: fit(canvas), dark,
+  });
+  const top = Math.max(...snap.head_uas);
+  $('sum-heads').textContent = `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`;
+}
+
+/** The attention map of the current snapshot (one draw job; the cosine map is the next). */
+export function drawSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const softmax = state.runCfg && state.runCfg.attention === 'softmax';
+  const att = snap.attention;
+  const vmax = Math.max(1e-9, ...att.map(Math.abs));
+  const canvas = canvasById('map-att');
+  drawHeatmap(canvas, {
+    values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
+    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
+  });
+  $('sum-att').textContent = `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`;
+}
+
+/** The hidden-state cosine map and the decoded samples of the current snapshot. */
+export function drawSnapshotCos() {
+  const snap = currentSnap();
+  if (!snap) return;
+  const canvas = canvasById('map-cos');
+  drawHeatmap(canvas, {
+    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark: darkScheme.matches,
+  });
+  const offdiag = [];
+  for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
+  $('sum-mapcos').textContent = `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`;
+  drawSamples(snap);
+}
+
+export function tokenRow(label, tokens, truth) {
+  const row = document.createElement('div');
+  row.className = 'tokrow';
+  const head = document.createElement('span');
+  head.className = 'toklabel';
+  head.textContent = label;
+  row.append(head);
+  tokens.forEach((t, j) => {
+    const s = document.createElement('span');
+    s.className = 'tok';
+    s.textContent = String(t);
+    if (truth) {
+      s.classList.add(t === truth[j] ? 'right' : 'wrong');
+      if (j > 0 && t === tokens[j - 1]) { s.classList.add('repeat'); s.title = 'same as the token before'; }
+    }
+    row.append(s);
+  });
+  return row;
+}
+
+export function drawSamples(snap) {
+  const box = $('samples');
+  box.replaceChildren(...snap.samples.map((s, i) => {
+    const div = document.createElement('div');
+    div.className = 'sample';
+    div.setAttribute('aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
+    div.append(tokenRow('x', s.inputs), tokenRow('y', s.truth), tokenRow('ŷ', s.generated, s.truth));
+    return div;
+  }));
+}

@@ -1,0 +1,20 @@
+// What the page puts on `window` for the end-to-end tests and the bench (read, never written,
+// by them), and what www/bench.js exposes on its own page.
+export {};
+
+declare global {
+  interface Window {
+    /** Fault injection: `'diverge'` or `'device-loss'`, sent to the worker. */
+    plateauTest: (what: string) => void;
+    /** Longest main-thread task seen (Long Tasks API), in ms. */
+    plateauLongestTaskMs: number;
+    /** Longest drawing job's own script time, in ms. */
+    plateauLongestDrawMs: number;
+    /** Chapter 1: the drop step and the training seconds it took, once it shows. */
+    plateauDrop: { step: number; seconds: number } | null;
+    /** Chapter 2: the held-out answer at the end of the run and when it settled. */
+    plateauVerdict: { answer: string; step: number | null; seconds: number | null } | null;
+    /** www/bench.html only: the bench's hooks. */
+    plateauBench: unknown;
+  }
+}

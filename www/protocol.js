@@ -1,0 +1,153 @@
+// @ts-check
+// The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
+// rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
+// the rate, the runs table).
+import { dropStep, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
+import { scheduleDraw } from './charts.js';
+import { markPending } from './controls.js';
+import { $, notice, showError } from './dom.js';
+import { download } from './exports.js';
+import { syncUrl } from './pageflags.js';
+import { chapter, chapterOf, send, state } from './state.js';
+
+/** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
+export function showChapter(n) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapter]'))) el.hidden = Number(el.dataset.chapter) !== n;
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
+  $(`maps-${n}`).prepend($('scrub-box'));
+}
+
+/** Records the run on screen in the runs table (before a reset replaces it). */
+export function recordRun() {
+  if (!state.runCfg || !state.rows.length) return;
+  const headline = runHeadline(state.runCfg.experiment, state.rows);
+  state.runs.unshift({ id: state.run, cfg: { ...state.runCfg }, headline });
+  state.runs = state.runs.slice(0, 8);
+  drawRuns();
+}
+
+export function drawRuns() {
+  const body = $('runs-body');
+  body.replaceChildren(...state.runs.map((r) => {
+    const tr = document.createElement('tr');
+    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=1&?/, '') || '(defaults)', r.headline || '–']) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
+  $('runs').hidden = state.runs.length === 0 && !state.pinned;
+}
+
+export function startRun() {
+  recordRun();
+  markPending(false);
+  state.rows = [];
+  state.snaps = [];
+  state.scrub = null;
+  state.step = 0;
+  state.runMs = 0;
+  state.runSince = null;
+  state.rate = { step: 0, t: performance.now(), value: null };
+  state.dropAt = null;
+  window.plateauDrop = null;
+  state.rowSeconds = new Map();
+  window.plateauVerdict = null;
+  $('drop-at').hidden = true;
+  state.runCfg = { ...state.cfg };
+  syncUrl();
+  state.steps = state.cfg.steps;
+  showChapter(chapterOf(state.runCfg.experiment));
+  $('steps').textContent = String(state.steps);
+  $('run-state').textContent = 'starting';
+  state.run += 1;
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.page.autoplay });
+  scheduleDraw(true);
+}
+
+// ---- worker messages -----------------------------------------------------------------
+
+export function onMessage(e) {
+  const msg = e.data;
+  switch (msg.type) {
+    case 'ready': $('boot').hidden = true; startRun(); break;
+    case 'backend':
+      if (msg.run !== state.run) break;
+      $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
+      $('backend').dataset.backend = msg.backend;
+      state.omega = msg.omega;
+      break;
+    case 'state': {
+      const now = performance.now();
+      if (msg.running && state.runSince === null) state.runSince = now;
+      if (!msg.running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
+      state.running = msg.running;
+      $('play').textContent = msg.running ? 'Pause' : 'Play';
+      $('play').setAttribute('aria-pressed', msg.running ? 'false' : 'true');
+      if ($('run-state').textContent !== 'diverged' && $('run-state').textContent !== 'finished') {
+        $('run-state').textContent = msg.running ? 'training' : 'paused';
+      }
+      break;
+    }
+    case 'chunk': {
+      if (msg.run !== state.run) break; // posted by the previous run before the worker saw the reset
+      // When the engine thins its bounded history it resends what it kept from the start: replace
+      // instead of appending, so the page holds no more than the engine's bound.
+      const resent = (mine, got) => got.length && mine.length && got[0].step <= mine[mine.length - 1].step;
+      if (resent(state.rows, msg.rows)) state.rows = msg.rows; else state.rows.push(...msg.rows);
+      if (resent(state.snaps, msg.snapshots)) { state.snaps = msg.snapshots; state.scrub = null; } else state.snaps.push(...msg.snapshots);
+      state.step = msg.step;
+      state.steps = msg.steps;
+      if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
+      else if (msg.status === 'finished') $('run-state').textContent = 'finished';
+      updateRate();
+      noteDrop();
+      noteVerdict(msg.rows, msg.status);
+      scheduleDraw(false);
+      break;
+    }
+    case 'notice': notice(msg.message); break;
+    case 'csv': download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, msg.csv, 'text/csv'); break;
+    case 'error': showError(msg.message); break;
+    default: break;
+  }
+}
+
+/** Chapter 1: when the drop (the engine's `dropStep`) first shows, remember the training time it
+ * took and show it in the status line; `window.plateauDrop` holds it for the bench. */
+export function noteDrop() {
+  if (state.dropAt || chapter() !== 1) return;
+  const step = dropStep(state.rows);
+  if (step === undefined || step === null) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  state.dropAt = { step, seconds: ms / 1000 };
+  window.plateauDrop = state.dropAt;
+  $('drop-step').textContent = String(step);
+  $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
+  $('drop-at').hidden = false;
+}
+
+/** Chapter 2: the training time at which each row arrived, and at the end of the run the held-out
+ * answer (the engine's `heldoutAnswer`) with the training time of the step since which it held:
+ * `window.plateauVerdict = {answer, step, seconds}` for the bench (time to verdict). */
+export function noteVerdict(rows, status) {
+  if (chapter() !== 2) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
+  if (status !== 'finished') return;
+  const v = heldoutAnswer(state.rows);
+  if (!v) return;
+  const seconds = v.step === undefined || v.step === null ? null : state.rowSeconds.get(v.step) ?? null;
+  window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
+}
+
+export function updateRate() {
+  const now = performance.now();
+  const dt = now - state.rate.t;
+  if (dt > 500) {
+    const ds = state.step - state.rate.step;
+    state.rate.value = ds >= 0 ? (ds * 1000) / dt : null;
+    state.rate = { step: state.step, t: now, value: state.rate.value };
+  }
+}

@@ -1,0 +1,67 @@
+// @ts-check
+// The page's state: the config of the next reset and of the run on screen, the rows and snapshots the
+// worker sent, timing; the chapter on screen; messages to the worker.
+
+/**
+ * A run's config as the engine writes it (`parseQuery(...).config`): every schema key, kebab-case
+ * where the schema's key is.
+ * @typedef {{experiment: string, preset: string, seed: number, steps: number, lr: number,
+ *   [key: string]: any}} Config
+ * A metric row of the run's chapter (the engine's `MetricRow`, `AnchorRow` or `SyntaxRow`).
+ * @typedef {{step: number, [column: string]: any}} Row
+ * A snapshot of the run's chapter (the engine's `Snapshot`, `AnchorSnapshot` or `SyntaxSnapshot`).
+ * @typedef {{step: number, [field: string]: any}} Snap
+ * @typedef {{cfg: Config, rows: Row[], headline: string | undefined}} Pinned
+ * @typedef {{id: number, cfg: Config, headline: string | undefined}} PastRun
+ * A message to the worker (see www/worker.js).
+ * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean}
+ *   | {type: 'pause' | 'resume' | 'step' | 'csv'}
+ *   | {type: 'set', key: string, value: string}
+ *   | {type: 'test', what: string}} ToWorker
+ */
+
+/**
+ * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[],
+ *   snaps: Snap[], omega: number[][], steps: number, step: number, running: boolean,
+ *   pausedByHidden: boolean, scrub: number | null, runMs: number, runSince: number | null,
+ *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
+ *   lastDraw: number, run: number, worker: Worker | null, backendOverride: string,
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean}, pinned: Pinned | null,
+ *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
+ */
+export const state = {
+  schema: [], // the engine's parameter schema (paramSchema())
+  cfg: null, // the config the next reset uses
+  runCfg: null, // the config of the run on screen
+  rows: [],
+  snaps: [],
+  omega: [],
+  steps: 0,
+  step: 0,
+  running: false,
+  pausedByHidden: false,
+  scrub: null, // snapshot index, or null to follow the run
+  runMs: 0,
+  runSince: null,
+  rate: { step: 0, t: 0, value: null },
+  drawPending: false,
+  drawAgain: false, // a draw was requested while one was in progress
+  lastDraw: 0,
+  run: 0, // id of the run on screen; the worker tags its chunks with it
+  worker: null,
+  backendOverride: '',
+  page: { hide: [], controls: null, autoplay: true }, // page-only URL keys
+  pinned: null, // {cfg, rows, headline} of the run pinned for comparison
+  runs: [], // recent runs: {id, cfg, headline}
+  dropAt: null, // chapter 1: when the drop first showed
+  rowSeconds: new Map(), // chapter 2: training seconds at which each row's step arrived
+};
+
+/** The chapter of an experiment. @param {string} experiment @returns {number} */
+export const chapterOf = (experiment) => ({ anchors: 2, syntax: 3 }[experiment] || 1);
+
+/** The chapter on screen. */
+export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
+
+/** Posts a message to the worker (none before it has started). @param {ToWorker} msg */
+export function send(msg) { if (state.worker) state.worker.postMessage(msg); }
