@@ -108,13 +108,19 @@ export function drawCompare() {
   $('runs').hidden = state.runs.length === 0 && !p;
 }
 
+/**
+ * @typedef {{chapter: number, canvases: string[], draw: () => void}} Chart
+ */
+
+/** The drawing jobs of a redraw: the status line, the comparison, then the chapter's charts. */
 export function drawJobs() {
-  if (chapter() === 2) return [drawStatus, drawCompare, ...anchorJobs(), drawAnchorSnapshot];
-  if (chapter() === 3) return [drawStatus, drawCompare, ...syntaxJobs(), drawSyntaxSnapshot];
+  return [drawStatus, drawCompare, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => c.draw)];
+}
+
+/** Chapter 1's line charts, one job each. @returns {Chart[]} */
+function plateauJobs() {
   return [
-    drawCompare,
-    drawStatus,
-    () => {
+    { chapter: 1, canvases: ['chart-loss'], draw: () => {
       const loss = col('loss');
       const outLoss = col('output_loss');
       const [lmin, lmax] = range([...loss, ...outLoss].map((p) => p[1]), 1, 1);
@@ -123,35 +129,33 @@ export function drawJobs() {
         { label: 'loss (outputs)', color: C.orange, points: outLoss },
       ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
       $('sum-loss').textContent = `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`;
-    },
-    () => {
+    } },
+    { chapter: 1, canvases: ['chart-acc'], draw: () => {
       lineChart('chart-acc', [
         { label: 'test accuracy', color: C.blue, points: col('test_acc') },
         { label: 'first token', color: C.orange, points: col('first_token_acc') },
         { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
       $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
-    },
-    () => {
+    } },
+    { chapter: 1, canvases: ['chart-rep'], draw: () => {
       lineChart('chart-rep', [
         { label: 'model', color: C.verm, points: col('repetition') },
         { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
       const last = state.rows[state.rows.length - 1];
       $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`;
-    },
-    () => {
+    } },
+    { chapter: 1, canvases: ['chart-apm'], draw: () => {
       lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend: 'ul' });
       $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
-    },
-    () => {
+    } },
+    { chapter: 1, canvases: ['chart-cos'], draw: () => {
       const cos = col('hidden_cos');
       const [cmin] = range(cos.map((p) => p[1]), 0, 1);
       lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine', legend: 'll' });
       $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
-    },
-    drawSnapshot,
-    drawSnapshotCos,
+    } },
   ];
 }
 
@@ -171,11 +175,12 @@ export const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 // ---- chapter 2 ----
 
-export function anchorJobs() {
+/** Chapter 2's line charts. @returns {Chart[]} */
+function anchorJobs() {
   // Without memory anchors (the default task) the memory columns are NaN: leave them out.
   const mem = () => state.rows.some((r) => Number.isFinite(r.loss_memory));
   return [
-    () => {
+    { chapter: 2, canvases: ['chart-subloss'], draw: () => {
       const series = [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('loss_memory') }] : []),
         { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
@@ -184,8 +189,8 @@ export function anchorJobs() {
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-subloss', series, { y_min: Math.max(0.002, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
       $('sum-subloss').textContent = `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
-    },
-    () => {
+    } },
+    { chapter: 2, canvases: ['chart-subacc'], draw: () => {
       lineChart('chart-subacc', [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('acc_memory') }] : []),
         { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
@@ -196,8 +201,8 @@ export function anchorJobs() {
       $('sum-subacc').textContent = r
         ? `Step ${r.step}: ${mem() ? `memory ${fixed(r.acc_memory, 2)}, ` : ''}reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
         : '';
-    },
-    () => {
+    } },
+    { chapter: 2, canvases: ['chart-emb'], draw: () => {
       const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
       lineChart('chart-emb', [
         { label: 'key distance–cosine corr.', color: C.blue, points: col('key_order_corr') },
@@ -205,8 +210,8 @@ export function anchorJobs() {
         ...(hasMemory ? [{ label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') }] : []),
       ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
       $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`;
-    },
-    () => {
+    } },
+    { chapter: 2, canvases: ['chart-keydist'], draw: () => {
       const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
       const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
       const bin = (k) => state.rows.map((r) => [r.step, r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
@@ -216,7 +221,7 @@ export function anchorJobs() {
       $('sum-keydist').textContent = r && r.key_cos_by_distance
         ? `Step ${r.step}: mean cosine of keys at distance 1: ${fixed(r.key_cos_by_distance[0], 2)}, 2: ${fixed(r.key_cos_by_distance[1], 2)}, 3–5: ${fixed(r.key_cos_by_distance[2], 2)}, 6–19: ${fixed(r.key_cos_by_distance[3], 2)}, 20 and more: ${fixed(r.key_cos_by_distance[4], 2)}.`
         : '';
-    },
+    } },
   ];
 }
 
@@ -257,9 +262,10 @@ export function drawAnchorSnapshot() {
 
 // ---- chapter 3 ----
 
-export function syntaxJobs() {
+/** Chapter 3's line charts. @returns {Chart[]} */
+function syntaxJobs() {
   return [
-    () => {
+    { chapter: 3, canvases: ['chart-mlm'], draw: () => {
       const series = [
         { label: 'train', color: C.blue, points: col('loss') },
         { label: 'held-out', color: C.orange, points: col('heldout_loss') },
@@ -269,8 +275,8 @@ export function syntaxJobs() {
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'ur' });
       $('sum-mlm').textContent = `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`;
-    },
-    () => {
+    } },
+    { chapter: 3, canvases: ['chart-uas'], draw: () => {
       lineChart('chart-uas', [
         { label: 'all arcs: best head', color: C.green, points: col('uas') },
         { label: 'all arcs: offset guess', color: C.green, points: col('offset_uas'), dashed: true },
@@ -283,17 +289,17 @@ export function syntaxJobs() {
       $('sum-uas').textContent = r
         ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}). Non-adjacent arcs: ${fixed(r.uas_nonadjacent, 2)} (offset guess ${fixed(r.offset_uas_nonadjacent, 2)}).`
         : '';
-    },
-    () => {
+    } },
+    { chapter: 3, canvases: ['chart-agree'], draw: () => {
       lineChart('chart-agree', [{ label: 'agreement', color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
       $('sum-agree').textContent = seriesSummary('agreement accuracy', col('agreement_acc'), 2);
-    },
-    () => {
+    } },
+    { chapter: 3, canvases: ['chart-reg'], draw: () => {
       const reg = col('sas_reg');
       const [, rmax] = range(reg.map((p) => p[1]), 0, 1);
       lineChart('chart-reg', [{ label: 'R (held-out)', color: C.verm, points: reg }], { y_min: 0, y_max: rmax * 1.1, y_label: 'R', legend: 'lr' });
       $('sum-reg').textContent = seriesSummary('R', reg, 2);
-    },
+    } },
   ];
 }
 
@@ -375,3 +381,19 @@ export function drawSamples(snap) {
     return div;
   }));
 }
+
+/**
+ * Every chart of the page, in page order: its chapter, the canvases its job draws, the job. The
+ * page's markup has exactly these canvases (an end-to-end test holds them equal), and a redraw
+ * runs the jobs of the chapter on screen.
+ * @type {Chart[]}
+ */
+export const CHARTS = [
+  ...plateauJobs(),
+  { chapter: 1, canvases: ['map-att'], draw: drawSnapshot },
+  { chapter: 1, canvases: ['map-cos'], draw: drawSnapshotCos },
+  ...anchorJobs(),
+  { chapter: 2, canvases: ['map-pca', 'map-embcos', 'map-att2'], draw: drawAnchorSnapshot },
+  ...syntaxJobs(),
+  { chapter: 3, canvases: ['map-arcs', 'map-heads'], draw: drawSyntaxSnapshot },
+];

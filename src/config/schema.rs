@@ -1,7 +1,7 @@
 //! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
 //! and the page's control for it.
 
-use super::{Attention, ModelKind, Preset, RunConfig, Task};
+use super::{Attention, ModelKind, Preset, RunConfig};
 use serde::Serialize;
 
 /// Where a parameter lives in [`RunConfig`]: its reader and writer, by the field's type. With

@@ -198,7 +198,18 @@ pub fn param_schema() -> JsValue {
                 crate::config::Kind::Float { min, max, log } => ("float", min, max, log, vec![]),
                 crate::config::Kind::Choice(c) => ("choice", 0.0, 0.0, false, c.to_vec()),
             };
-            P { key: p.key, doc: p.doc, kind, min, max, log, choices, live: p.live, chapters: p.chapters, control: p.control }
+            P {
+                key: p.key,
+                doc: p.doc,
+                kind,
+                min,
+                max,
+                log,
+                choices,
+                live: p.live,
+                chapters: p.chapters,
+                control: p.control,
+            }
         })
         .collect();
     to_js(&rows)

@@ -175,7 +175,15 @@ fn usage() -> String {
     };
     let name = |chapters: &[u8]| match chapters {
         [] => "every chapter".to_string(),
-        [c] => format!("chapter {c} ({})", Task::all().iter().filter(|t| t.chapter() == *c).map(|t| t.name()).collect::<Vec<_>>().join(", ")),
+        [c] => format!(
+            "chapter {c} ({})",
+            plateau::config::Task::all()
+                .iter()
+                .filter(|t| t.chapter() == *c)
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         many => format!("chapters {}", many.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" and ")),
     };
     let mut groups: Vec<&[u8]> = vec![];
