@@ -126,6 +126,9 @@ impl Preset {
     }
 }
 
+mod memory;
+pub use memory::*;
+mod presets;
 mod schema;
 pub use schema::*;
 mod url;
@@ -207,30 +210,6 @@ fn default_seq_len() -> usize {
     crate::chapters::anchors::data::SEQ_LEN
 }
 
-/// The memory budget [`RunConfig::validate`] checks, in bytes: 1 GB in the browser (a quarter of
-/// wasm32's 4 GiB address space, leaving room for the copies the backend makes and the
-/// allocator's slack); natively 8 GB unless [`set_memory_limit`] (the CLI's `--max-memory`) says
-/// otherwise.
-pub fn memory_limit() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        1e9
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        f64::from_bits(MEMORY_LIMIT.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-static MEMORY_LIMIT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0x41FD_CD65_0000_0000); // 8e9
-
-/// Sets the native memory budget in bytes (the CLI's `--max-memory GB`).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn set_memory_limit(bytes: f64) {
-    MEMORY_LIMIT.store(bytes.to_bits(), std::sync::atomic::Ordering::Relaxed);
-}
-
 /// The learning rate at step `step` (0-based update index) with `warmup` steps of linear warm-up:
 /// `lr · min(1, (step + 1) / warmup)`, the plain `lr` when `warmup` is 0.
 ///
@@ -285,149 +264,6 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
-    /// The defaults of a preset.
-    ///
-    /// `paper` follows the authors' code exactly (PAPERS.md §A). `interactive` is the smallest
-    /// setting that still shows plateau, partial solution, repetition, collapse, APM rising and
-    /// the drop well inside 300 steps; see `REPRODUCTION.md` for the measurement.
-    pub fn preset(preset: Preset) -> RunConfig {
-        RunConfig::defaults(Task::Mws, preset)
-    }
-
-    /// The defaults of `task` under `preset`: chapter 1 ([`RunConfig::preset`]), chapter 2
-    /// ([`RunConfig::anchors`]) or chapter 3 ([`RunConfig::syntax`]).
-    pub fn defaults(task: Task, preset: Preset) -> RunConfig {
-        match task {
-            Task::Mws => RunConfig::chapter1(preset),
-            Task::PrefixSum => RunConfig { experiment: Task::PrefixSum, ..RunConfig::chapter1(preset) },
-            Task::Anchors => RunConfig::anchors(preset),
-            Task::Syntax => RunConfig::syntax(preset),
-        }
-    }
-
-    /// Chapter 1's interactive preset; the other presets start from it. The chapter 2 and 3
-    /// parameters (γ, model, weight decay, λ and its window) sit at neutral values.
-    const NEUTRAL: RunConfig = RunConfig {
-        experiment: Task::Mws,
-        preset: Preset::Interactive,
-        seed: 0,
-        steps: 400,
-        n: 8,
-        layers: 1,
-        heads: 1,
-        d_model: 64,
-        d_ff: 256,
-        attention: Attention::Linear,
-        c: 1.0,
-        c_from: 0,
-        lr: 1e-3,
-        batch: 64,
-        eval_batch: 32,
-        eval_every: 5,
-        snapshot_every: 10,
-        gamma: 0.5,
-        model: ModelKind::Transformer,
-        memory: crate::chapters::anchors::data::MEMORY_FRACTION,
-        seq_len: crate::chapters::anchors::data::SEQ_LEN,
-        warmup: 0,
-        lexicon: crate::chapters::syntax::data::FULL_LEXICON,
-        weight_decay: 0.0,
-        lambda: 0.0,
-        lambda_from: 0,
-        lambda_until: 1_000_000,
-    };
-
-    fn chapter1(preset: Preset) -> RunConfig {
-        let n = RunConfig::NEUTRAL;
-        match preset {
-            // The authors' code: n 16, d 256, d_ff 1024, batch 256 (64 held out), Adam lr 1e-4.
-            Preset::Paper => RunConfig {
-                preset,
-                n: 16,
-                d_model: 256,
-                d_ff: 1024,
-                lr: 1e-4,
-                batch: 256,
-                eval_batch: 64,
-                snapshot_every: 25,
-                ..n
-            },
-            Preset::Interactive => n,
-        }
-    }
-
-    /// Chapter 2 (Yao et al.): a 2-layer, 1-head softmax decoder with γ-init and AdamW on the
-    /// anchor task. The paper publishes no code; both presets train the predecessor's pure
-    /// reasoning task (no memory anchors, sequences of 8 tokens; the memory mix is the `memory`
-    /// parameter) at width 64 with AdamW (weight decay 0.01) and a 200-step linear warm-up of the
-    /// learning rate 10⁻³ at batch 512: the configuration an independent PyTorch implementation
-    /// of the predecessor's task found inferential at γ = 0.8. Batch size against learning rate
-    /// decides the held-out answer (the ablation in `REPRODUCTION.md`: batch 128 at 10⁻³ answers
-    /// symmetrically at every γ), and so does width (32 answered symmetrically in 2 of 3 seeds,
-    /// at γ 0.8 and 1.0 alike). `paper` trains 5000 steps as that implementation did;
-    /// `interactive` trains 800, enough for the answer to settle (see `REPRODUCTION.md`).
-    pub fn anchors(preset: Preset) -> RunConfig {
-        let n = RunConfig::NEUTRAL;
-        let base = RunConfig {
-            experiment: Task::Anchors,
-            preset,
-            steps: 800,
-            layers: 2,
-            heads: 1,
-            d_model: 64,
-            d_ff: 256,
-            attention: Attention::Softmax,
-            lr: 1e-3,
-            batch: 512,
-            eval_batch: 128,
-            eval_every: 25,
-            snapshot_every: 50,
-            gamma: 0.8,
-            weight_decay: 0.01,
-            memory: 0.0,
-            seq_len: 8,
-            warmup: 200,
-            ..n
-        };
-        match preset {
-            Preset::Interactive => base,
-            Preset::Paper => RunConfig { steps: 5000, snapshot_every: 250, ..base },
-        }
-    }
-
-    /// Chapter 3 (Chen et al.): a bidirectional softmax encoder with an MLM head on the synthetic
-    /// dependency grammar, AdamW, the SAS regularizer off by default. `interactive` (2 layers ×
-    /// 4 heads, width 64, lr 10⁻³, 1500 steps) was chosen by measurement: the number part of the
-    /// far-subject verbs' loss sits at chance and then drops (agreement is learned) well inside
-    /// the run. The search of `plateau reproduce --experiment syntax --search` (in
-    /// `REPRODUCTION.md`) found no configuration whose loss drop comes with the structure onset
-    /// in every seed, so the default stayed. `paper` is a deeper, wider, longer variant for the
-    /// CLI (BERT itself cannot train here).
-    pub fn syntax(preset: Preset) -> RunConfig {
-        let n = RunConfig::NEUTRAL;
-        let base = RunConfig {
-            experiment: Task::Syntax,
-            preset,
-            steps: 1500,
-            layers: 2,
-            heads: 4,
-            d_model: 64,
-            d_ff: 256,
-            attention: Attention::Softmax,
-            lr: 1e-3,
-            batch: 64,
-            eval_batch: 128,
-            eval_every: 25,
-            snapshot_every: 100,
-            weight_decay: 0.01,
-            ..n
-        };
-        match preset {
-            Preset::Interactive => base,
-            Preset::Paper => RunConfig { layers: 4, d_model: 128, d_ff: 512, steps: 10_000, ..base },
-        }
-    }
-
     /// The sequence length `2n+1` (inputs, SEP, outputs).
     pub fn seq_len(&self) -> usize {
         2 * self.n + 1
@@ -626,70 +462,6 @@ impl RunConfig {
         Ok(())
     }
 
-    /// [`RunConfig::validate`], then the memory budget ([`RunConfig::check_memory`] against
-    /// [`memory_limit`]). Every trainer calls it before it allocates anything, so the CLI, the
-    /// page, the custom element and *Load config JSON* all refuse a configuration that would not
-    /// fit, with a message, instead of crashing.
-    pub fn validate_for_training(&self) -> Result<(), ConfigError> {
-        self.validate()?;
-        self.check_memory(memory_limit())
-    }
-
-    /// An estimate of the memory one training step needs, in bytes, with each key's share: the
-    /// parameters four times (weights, gradients, Adam's two moments), the activations the
-    /// backward pass keeps (per layer and token `12·d_model + 3·d_ff` floats, plus
-    /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
-    /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
-    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n + 1`
-    /// and 18; chapter 2: `seq-len` and 100; chapter 3: 20 and 65). It is meant to be within a
-    /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
-    pub fn memory_estimate(&self) -> f64 {
-        let (t, v) = match self.experiment {
-            Task::Mws | Task::PrefixSum => (self.seq_len() as f64, crate::chapters::plateau::data::VOCAB as f64),
-            Task::Anchors => (self.seq_len as f64, crate::chapters::anchors::data::VOCAB as f64),
-            Task::Syntax => {
-                (crate::chapters::syntax::data::MAX_LEN as f64, crate::chapters::syntax::data::vocab_size() as f64)
-            }
-        };
-        let (d, ff, l, h) = (self.d_model as f64, self.d_ff as f64, self.layers as f64, self.heads as f64);
-        let (b, eb) = (self.batch as f64, self.eval_batch as f64);
-        let params = 2.0 * v * d + t * d + l * (4.0 * d * d + 2.0 * d * ff + 10.0 * d + ff) + 2.0 * d;
-        let activations = b * t * l * (12.0 * d + 3.0 * ff + 3.0 * h * t) + 3.0 * b * t * v;
-        let eval = eb * t * (4.0 * d + ff + v);
-        4.0 * (4.0 * params + activations + eval)
-    }
-
-    /// Refuses a configuration whose [`RunConfig::memory_estimate`] is over `limit` bytes, with a
-    /// message that gives both figures and names the keys that make it large (those above their
-    /// chapter's interactive default).
-    pub fn check_memory(&self, limit: f64) -> Result<(), ConfigError> {
-        let need = self.memory_estimate();
-        if need <= limit {
-            return Ok(());
-        }
-        let base = RunConfig::defaults(self.experiment, Preset::Interactive);
-        let big: Vec<String> = ["batch", "eval-batch", "n", "seq-len", "d-model", "d-ff", "layers", "heads"]
-            .into_iter()
-            .filter(|k| {
-                let num = |c: &RunConfig| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-                num(self) > num(&base)
-            })
-            .map(|k| format!("{k} ({})", self.get(k).unwrap_or_default()))
-            .collect();
-        let gb = |x: f64| x / 1e9;
-        Err(ConfigError {
-            key: String::new(),
-            value: String::new(),
-            allowed: format!(
-                "this configuration needs about {:.1} GB of memory to train, over the limit of {:.1} GB{}; reduce {}",
-                gb(need),
-                gb(limit),
-                if cfg!(target_arch = "wasm32") { " in the browser" } else { " (--max-memory)" },
-                if big.is_empty() { "batch or d-model".to_string() } else { big.join(", ") }
-            ),
-            safe: None,
-        })
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

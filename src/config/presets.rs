@@ -1,0 +1,148 @@
+//! The presets: each chapter's `paper` and `interactive` defaults.
+
+use super::*;
+
+impl RunConfig {
+    /// The defaults of a preset.
+    ///
+    /// `paper` follows the authors' code exactly (PAPERS.md §A). `interactive` is the smallest
+    /// setting that still shows plateau, partial solution, repetition, collapse, APM rising and
+    /// the drop well inside 300 steps; see `REPRODUCTION.md` for the measurement.
+    pub fn preset(preset: Preset) -> RunConfig {
+        RunConfig::defaults(Task::Mws, preset)
+    }
+
+    /// The defaults of `task` under `preset`: chapter 1 ([`RunConfig::preset`]), chapter 2
+    /// ([`RunConfig::anchors`]) or chapter 3 ([`RunConfig::syntax`]).
+    pub fn defaults(task: Task, preset: Preset) -> RunConfig {
+        match task {
+            Task::Mws => RunConfig::chapter1(preset),
+            Task::PrefixSum => RunConfig { experiment: Task::PrefixSum, ..RunConfig::chapter1(preset) },
+            Task::Anchors => RunConfig::anchors(preset),
+            Task::Syntax => RunConfig::syntax(preset),
+        }
+    }
+
+    /// Chapter 1's interactive preset; the other presets start from it. The chapter 2 and 3
+    /// parameters (γ, model, weight decay, λ and its window) sit at neutral values.
+    const NEUTRAL: RunConfig = RunConfig {
+        experiment: Task::Mws,
+        preset: Preset::Interactive,
+        seed: 0,
+        steps: 400,
+        n: 8,
+        layers: 1,
+        heads: 1,
+        d_model: 64,
+        d_ff: 256,
+        attention: Attention::Linear,
+        c: 1.0,
+        c_from: 0,
+        lr: 1e-3,
+        batch: 64,
+        eval_batch: 32,
+        eval_every: 5,
+        snapshot_every: 10,
+        gamma: 0.5,
+        model: ModelKind::Transformer,
+        memory: crate::chapters::anchors::data::MEMORY_FRACTION,
+        seq_len: crate::chapters::anchors::data::SEQ_LEN,
+        warmup: 0,
+        lexicon: crate::chapters::syntax::data::FULL_LEXICON,
+        weight_decay: 0.0,
+        lambda: 0.0,
+        lambda_from: 0,
+        lambda_until: 1_000_000,
+    };
+
+    fn chapter1(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        match preset {
+            // The authors' code: n 16, d 256, d_ff 1024, batch 256 (64 held out), Adam lr 1e-4.
+            Preset::Paper => RunConfig {
+                preset,
+                n: 16,
+                d_model: 256,
+                d_ff: 1024,
+                lr: 1e-4,
+                batch: 256,
+                eval_batch: 64,
+                snapshot_every: 25,
+                ..n
+            },
+            Preset::Interactive => n,
+        }
+    }
+
+    /// Chapter 2 (Yao et al.): a 2-layer, 1-head softmax decoder with γ-init and AdamW on the
+    /// anchor task. The paper publishes no code; both presets train the predecessor's pure
+    /// reasoning task (no memory anchors, sequences of 8 tokens; the memory mix is the `memory`
+    /// parameter) at width 64 with AdamW (weight decay 0.01) and a 200-step linear warm-up of the
+    /// learning rate 10⁻³ at batch 512: the configuration an independent PyTorch implementation
+    /// of the predecessor's task found inferential at γ = 0.8. Batch size against learning rate
+    /// decides the held-out answer (the ablation in `REPRODUCTION.md`: batch 128 at 10⁻³ answers
+    /// symmetrically at every γ), and so does width (32 answered symmetrically in 2 of 3 seeds,
+    /// at γ 0.8 and 1.0 alike). `paper` trains 5000 steps as that implementation did;
+    /// `interactive` trains 800, enough for the answer to settle (see `REPRODUCTION.md`).
+    pub fn anchors(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        let base = RunConfig {
+            experiment: Task::Anchors,
+            preset,
+            steps: 800,
+            layers: 2,
+            heads: 1,
+            d_model: 64,
+            d_ff: 256,
+            attention: Attention::Softmax,
+            lr: 1e-3,
+            batch: 512,
+            eval_batch: 128,
+            eval_every: 25,
+            snapshot_every: 50,
+            gamma: 0.8,
+            weight_decay: 0.01,
+            memory: 0.0,
+            seq_len: 8,
+            warmup: 200,
+            ..n
+        };
+        match preset {
+            Preset::Interactive => base,
+            Preset::Paper => RunConfig { steps: 5000, snapshot_every: 250, ..base },
+        }
+    }
+
+    /// Chapter 3 (Chen et al.): a bidirectional softmax encoder with an MLM head on the synthetic
+    /// dependency grammar, AdamW, the SAS regularizer off by default. `interactive` (2 layers ×
+    /// 4 heads, width 64, lr 10⁻³, 1500 steps) was chosen by measurement: the number part of the
+    /// far-subject verbs' loss sits at chance and then drops (agreement is learned) well inside
+    /// the run. The search of `plateau reproduce --experiment syntax --search` (in
+    /// `REPRODUCTION.md`) found no configuration whose loss drop comes with the structure onset
+    /// in every seed, so the default stayed. `paper` is a deeper, wider, longer variant for the
+    /// CLI (BERT itself cannot train here).
+    pub fn syntax(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        let base = RunConfig {
+            experiment: Task::Syntax,
+            preset,
+            steps: 1500,
+            layers: 2,
+            heads: 4,
+            d_model: 64,
+            d_ff: 256,
+            attention: Attention::Softmax,
+            lr: 1e-3,
+            batch: 64,
+            eval_batch: 128,
+            eval_every: 25,
+            snapshot_every: 100,
+            weight_decay: 0.01,
+            ..n
+        };
+        match preset {
+            Preset::Interactive => base,
+            Preset::Paper => RunConfig { layers: 4, d_model: 128, d_ff: 512, steps: 10_000, ..base },
+        }
+    }
+}
