@@ -5,11 +5,13 @@
 configuration and reads the one JSON line it prints:
     {"ms_per_step": ..., "steps": ..., "threads": ..., "torch": "1.13.1"}
 
-The model is the one in `src/model/transformer.rs`, written again in PyTorch:
+The model is the one in `src/model/transformer.rs`, written again in PyTorch (the one
+transcription of the project: `bench/parity.py` trains it step by step beside the engine):
 token and learned position embeddings, pre-LN blocks (LayerNorm eps 1e-5, biased Q/K/V/out,
 MLP d -> d_ff -> d with the tanh GELU), a final LayerNorm and an untied LM head without bias.
 Attention is the paper's linear attention (scores / sqrt(d_head), causal entries zeroed, no
-softmax) or softmax attention, causal or bidirectional, with an optional key-padding mask.
+softmax) or softmax attention, causal or bidirectional, with an optional key-padding mask and an
+optional multiplicative mask on the attention weights (`Block.mask`, the paper's c on Omega).
 
 One timed step is what `Trainer::advance` does between evaluations: build a fresh batch, forward,
 the loss, read the loss value back (as the engine does, to detect divergence), backward, one
@@ -46,6 +48,7 @@ class Block(nn.Module):
         self.fc = nn.Linear(d, d_ff)
         self.proj = nn.Linear(d_ff, d)
         self.heads, self.softmax, self.causal = heads, softmax, causal
+        self.mask = None  # multiplicative [t, t] mask on the attention weights (the paper's c on Ω)
 
     def forward(self, x, pad):
         b, t, d = x.shape
@@ -64,6 +67,8 @@ class Block(nn.Module):
             att = torch.softmax(scores.masked_fill(upper, float("-inf")), dim=3)
         else:
             att = torch.softmax(scores, dim=3)
+        if self.mask is not None:
+            att = att * self.mask[:t, :t]
         y = (att @ v).transpose(1, 2).reshape(b, t, d)
         x = x + self.out(y)
         return x + self.proj(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))

@@ -40,6 +40,9 @@ have python3      || missing+=(python3)
 have node         || missing+=(nodejs)
 have npm          || missing+=(npm)
 have_pkg ca-certificates || missing+=(ca-certificates)
+# PyTorch for the parity test of chapter 1 against its transcription (scripts/parity.sh) and the
+# bench's reference: Debian's CPU build.
+/usr/bin/python3 -c 'import torch' 2>/dev/null || missing+=(python3-torch)
 # A C compiler is needed only to `cargo install` the CLIs below.
 if { ! wb_ok || ! have wasm-pack; } && ! have cc; then missing+=(build-essential); fi
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test, in order, stopping at the first failure:
-#   setup, rustfmt check, native tests, web build, the page's type check, browser unit tests,
-#   end-to-end tests.
+#   setup, rustfmt check, native tests, the PyTorch parity of chapter 1, web build, the page's
+#   type check, browser unit tests, end-to-end tests.
 # Each stage is announced and timed; a table of seconds per stage is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 LOGS="$(mktemp -d)"
 trap 'rm -rf "$LOGS"' EXIT
 
-STAGES=7
+STAGES=8
 names=()
 secs=()
 
@@ -47,6 +47,8 @@ stage setup bash scripts/setup.sh
 stage fmt cargo fmt --check
 # Native tests in release: burn in debug is too slow.
 stage native-tests cargo test --release
+# Chapter 1 step by step against the PyTorch transcription of the authors' model.
+stage parity bash scripts/parity.sh --preset interactive --steps 100
 stage build-web bash scripts/build-web.sh
 # The page's JavaScript against its JSDoc types and the engine's generated .d.ts (www/pkg).
 stage typecheck bash scripts/typecheck.sh

@@ -158,6 +158,48 @@ pub struct Trainer<C: Chapter> {
     status: Status,
     /// Everything recorded so far.
     pub history: History<C::Row, C::Snapshot>,
+    /// When set ([`Trainer::trace_gradients`]), the L2 norm of every parameter's gradient at
+    /// each update, in module order (`grad_norms[s]` is step `s`'s).
+    pub grad_norms: Option<Vec<Vec<f64>>>,
+}
+
+/// The L2 norm of the gradient of every parameter of `model`, in module order (the order of
+/// [`Module::visit`]; a parameter without a gradient has norm 0).
+pub async fn gradient_norms<M: Module>(model: &M, grads: &burn::tensor::Gradients) -> Vec<f64> {
+    struct Norms<'a>(&'a burn::tensor::Gradients, Vec<Option<Tensor<1>>>);
+    impl burn::module::ModuleVisitor for Norms<'_> {
+        fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+            self.1.push(param.val().grad(self.0).map(|g| (g.clone() * g).sum().sqrt()));
+        }
+    }
+    let mut v = Norms(grads, vec![]);
+    model.visit(&mut v);
+    let mut out = Vec::with_capacity(v.1.len());
+    for g in v.1 {
+        out.push(match g {
+            Some(t) => crate::tensor::read_f32(t).await[0] as f64,
+            None => 0.0,
+        });
+    }
+    out
+}
+
+/// Every parameter of `model` in module order: its shape and its values (row-major).
+pub async fn parameters<M: Module>(model: &M) -> Vec<(Vec<usize>, Vec<f32>)> {
+    struct Collect(Vec<(Vec<usize>, Tensor<1>)>);
+    impl burn::module::ModuleVisitor for Collect {
+        fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+            let t = param.val();
+            self.0.push((t.dims().to_vec(), t.flatten::<1>(0, D - 1)));
+        }
+    }
+    let mut v = Collect(vec![]);
+    model.visit(&mut v);
+    let mut out = Vec::with_capacity(v.0.len());
+    for (shape, t) in v.0 {
+        out.push((shape, crate::tensor::read_f32(t).await));
+    }
+    out
 }
 
 impl<C: Chapter> Trainer<C> {
@@ -201,6 +243,15 @@ impl<C: Chapter> Trainer<C> {
     pub fn chapter(&self) -> &C {
         &self.chapter
     }
+    /// The network (for parity checks against another implementation).
+    pub fn model(&self) -> &C::Model {
+        &self.model
+    }
+    /// Records every update's gradient norms per parameter in [`Trainer::grad_norms`] (for the
+    /// parity check; it reads every gradient back, so it slows training).
+    pub fn trace_gradients(&mut self) {
+        self.grad_norms.get_or_insert_with(Vec::new);
+    }
 
     /// Changes a live parameter (the schema's `live` keys: `lr`, `steps`, the cadences and each
     /// chapter's own) without losing the run. Other keys need a new trainer.
@@ -243,7 +294,12 @@ impl<C: Chapter> Trainer<C> {
             self.status = Status::Finished;
             return self.status.clone();
         }
-        let grads = GradientsParams::from_grads(objective.backward(), &self.model);
+        let grads = objective.backward();
+        if self.grad_norms.is_some() {
+            let norms = gradient_norms(&self.model, &grads).await;
+            self.grad_norms.get_or_insert_with(Vec::new).push(norms);
+        }
+        let grads = GradientsParams::from_grads(grads, &self.model);
         self.model = self.optim.step(C::lr(&self.cfg, s), self.model.clone(), grads);
         self.step += 1;
         Status::Running

@@ -35,10 +35,12 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
 mod bench_cmd;
+mod parity;
 mod reproduce;
 mod reproduce_anchors;
 mod reproduce_syntax;
 use bench_cmd::*;
+use parity::*;
 use reproduce::*;
 use reproduce_anchors::*;
 use reproduce_syntax::*;
@@ -154,6 +156,9 @@ const USAGE_HEAD: &str = "usage:
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT]
                         time training steps natively, in PyTorch and in headless Chromium
+  plateau parity-dump [--preset P] [--seed S] [--steps K] --out FILE.json
+                        chapter 1's initial weights, batches and the engine's per-step numbers, for
+                        scripts/parity.sh (an independent PyTorch transcription trains beside it)
   plateau params        list every experiment parameter with its range and doc";
 
 /// The usage text: the commands, then every experiment parameter of the schema (so a key is
@@ -471,6 +476,7 @@ pub fn main() -> ExitCode {
         Some("run") => cmd_run(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
+        Some("parity-dump") => cmd_parity_dump(&args[1..]),
         Some("params") if args.len() > 1 => {
             Err(CliError(format!("params takes no arguments (got {:?}); see `plateau --help`", &args[1..])))
         }

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Step-by-step parity of the engine's chapter 1 training with the PyTorch transcription.
+
+Reads the JSON that `plateau parity-dump` writes (the engine's initial weights, every training
+batch, the held-out batches of the evaluation steps, the mask, and the engine's loss at every
+step, held-out loss at every evaluation and gradient norm of every parameter at every update),
+loads the weights into `torch_bench.Transformer` (the project's one transcription of the authors'
+model), trains it on the same batches with Adam (betas 0.9/0.999, eps 1e-8, constant lr, mean
+cross-entropy over every position) and compares, step by step:
+  - the training loss (before update s) at every step;
+  - every parameter's gradient norm at updates 0 and 1;
+  - the held-out loss at the evaluation steps.
+Prints one JSON line with the figures and exits 1 when the loss or a gradient norm of the first
+`--strict-steps` steps (20) differs by more than `--tol` (1e-4) relative; later f32 drift is
+reported, not failed.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_bench import Transformer  # noqa: E402
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(a), abs(b), 1e-12)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dump", help="the JSON of `plateau parity-dump`")
+    p.add_argument("--tol", type=float, default=1e-4)
+    p.add_argument("--strict-steps", type=int, default=20)
+    p.add_argument("--threads", type=int, default=1)
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    d = json.load(open(a.dump))
+    cfg = d["config"]
+    vocab, positions = d["vocab"], d["positions"]
+    model = Transformer(vocab, positions, cfg["layers"], cfg["heads"], cfg["d-model"], cfg["d-ff"],
+                        cfg["attention"] == "softmax", True)
+    # The engine's module order (burn visits struct fields in order: the embeddings, each block,
+    # the final LayerNorm, the head); PyTorch lists a module's own parameters first.
+    params = dict(model.named_parameters())
+    order = ["tok_emb", "pos_emb"]
+    for i in range(cfg["layers"]):
+        for sub in ["ln1", "query", "key", "value", "out", "ln2", "fc", "proj"]:
+            order += [f"blocks.{i}.{sub}.weight", f"blocks.{i}.{sub}.bias"]
+    order += ["ln_f.weight", "ln_f.bias", "head"]
+    if sorted(order) != sorted(params):
+        sys.exit(f"parity: the transcription's parameters {sorted(params)} are not the engine's {sorted(order)}")
+    named = [(n, params[n]) for n in order]
+    if len(named) != len(d["params"]):
+        sys.exit(f"parity: {len(named)} tensors here, {len(d['params'])} in the engine")
+    with torch.no_grad():
+        for (name, t), e in zip(named, d["params"]):
+            v = torch.tensor(e["values"], dtype=torch.float32).reshape(e["shape"])
+            if list(v.shape) != list(t.shape):
+                v = v.t()  # burn's Linear weight is [d_in, d_out], PyTorch's [d_out, d_in]
+            if list(v.shape) != list(t.shape):
+                sys.exit(f"parity: {name}: shape {list(t.shape)} here, {e['shape']} in the engine")
+            t.copy_(v)
+    if d["mask"] is not None:
+        if cfg["c-from"] != 0:
+            sys.exit("parity: a mask that starts after step 0 is not transcribed")
+        m = torch.tensor(d["mask"], dtype=torch.float32).reshape(positions, positions)
+        for b in model.blocks:
+            b.mask = m
+    opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"], betas=(0.9, 0.999), eps=1e-8)
+
+    def tensors(batch):
+        b = len(batch["inputs"]) // positions
+        return (torch.tensor(batch["inputs"]).reshape(b, positions), torch.tensor(batch["targets"]).reshape(b, positions))
+
+    steps = len(d["loss"]) - 1
+    evals = dict(zip(d["eval_steps"], zip(d["eval_batches"], d["test_loss"])))
+    loss_rel, test_rel, grad_rel = [], [], []
+    names = [n for n, _ in named]
+    for s in range(steps + 1):
+        if s in evals:
+            batch, engine_test = evals[s]
+            with torch.no_grad():
+                x, y = tensors(batch)
+                test = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1)).item()
+            test_rel.append((s, rel(test, engine_test), test, engine_test))
+        x, y = tensors(d["batches"][s])
+        loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
+        loss_rel.append((s, rel(loss.item(), d["loss"][s]), loss.item(), d["loss"][s]))
+        if s == steps:
+            break
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if s < 2:
+            for (name, t), engine_norm in zip(named, d["grad_norms"][s]):
+                norm = t.grad.norm().item() if t.grad is not None else 0.0
+                grad_rel.append((s, name, rel(norm, engine_norm), norm, engine_norm))
+        opt.step()
+
+    strict = [r for r in loss_rel if r[0] < a.strict_steps]
+    worst_strict = max(strict, key=lambda r: r[1])
+    worst_grad = max(grad_rel, key=lambda r: r[2])
+    first_over = next((r[0] for r in loss_rel if r[1] > a.tol), None)
+    ok = worst_strict[1] <= a.tol and worst_grad[2] <= a.tol
+    report = {
+        "ok": ok,
+        "steps": steps,
+        "tol": a.tol,
+        "strict_steps": a.strict_steps,
+        "max_loss_rel_first": worst_strict[1],
+        "max_loss_rel_first_at": worst_strict[0],
+        "max_loss_rel_all": max(r[1] for r in loss_rel),
+        "loss_rel_at": {str(s): r[1] for s, r in ((s, loss_rel[s]) for s in (0, 1, 10, 20, 50, steps) if s <= steps)},
+        "first_step_over_tol": first_over,
+        "max_grad_rel": worst_grad[2],
+        "max_grad_rel_tensor": f"step {worst_grad[0]} {worst_grad[1]}",
+        "max_test_loss_rel": max((r[1] for r in test_rel), default=None),
+        "final_loss": {"torch": loss_rel[-1][2], "engine": loss_rel[-1][3]},
+        "torch": torch.__version__,
+    }
+    print(json.dumps(report))
+    if not ok:
+        bad = [r for r in strict if r[1] > a.tol][:5]
+        badg = [r for r in grad_rel if r[2] > a.tol][:5]
+        print(f"parity: MISMATCH (tolerance {a.tol}); loss {bad}; gradient norms {badg}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
