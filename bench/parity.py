@@ -38,10 +38,15 @@ def main():
     p.add_argument("--tol", type=float, default=1e-4)
     p.add_argument("--strict-steps", type=int, default=20)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--perturb", action="store_true",
+                   help="negative control: scale the query weights by 1.001 (the comparison must then fail)")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     d = json.load(open(a.dump))
-    cfg = d["config"]
+    raw = d["config"]  # every value as the engine writes it: text
+    cfg = {k: (v if k in ("attention", "experiment", "preset", "model") else float(v)) for k, v in raw.items()}
+    for k in ("layers", "heads", "d-model", "d-ff", "c-from"):
+        cfg[k] = int(cfg[k])
     vocab, positions = d["vocab"], d["positions"]
     model = Transformer(vocab, positions, cfg["layers"], cfg["heads"], cfg["d-model"], cfg["d-ff"],
                         cfg["attention"] == "softmax", True)
@@ -61,11 +66,13 @@ def main():
     with torch.no_grad():
         for (name, t), e in zip(named, d["params"]):
             v = torch.tensor(e["values"], dtype=torch.float32).reshape(e["shape"])
-            if list(v.shape) != list(t.shape):
+            if name.startswith("blocks.") and name.endswith(".weight") and v.dim() == 2:
                 v = v.t()  # burn's Linear weight is [d_in, d_out], PyTorch's [d_out, d_in]
             if list(v.shape) != list(t.shape):
                 sys.exit(f"parity: {name}: shape {list(t.shape)} here, {e['shape']} in the engine")
             t.copy_(v)
+        if a.perturb:
+            params["blocks.0.query.weight"].mul_(1.001)
     if d["mask"] is not None:
         if cfg["c-from"] != 0:
             sys.exit("parity: a mask that starts after step 0 is not transcribed")

@@ -28,4 +28,9 @@ DIR="$(mktemp -d)"
 trap 'rm -rf "$DIR"' EXIT
 target/release/plateau parity-dump --preset "$PRESET" --seed "$SEED" --steps "$STEPS" --c "$C" --quiet --out "$DIR/dump.json"
 /usr/bin/python3 bench/parity.py "$DIR/dump.json"
+# Negative control: with one weight matrix 0.1 % off, the same comparison must fail.
+if /usr/bin/python3 bench/parity.py --perturb "$DIR/dump.json" >/dev/null 2>&1; then
+  echo "parity: the comparison passed with a perturbed model: it cannot detect a difference" >&2
+  exit 1
+fi
 echo "parity: $PRESET preset, seed $SEED, c $C, $STEPS steps: the engine and the PyTorch transcription agree"

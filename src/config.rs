@@ -461,7 +461,6 @@ impl RunConfig {
         }
         Ok(())
     }
-
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -220,6 +220,7 @@ impl<C: Chapter> Trainer<C> {
             step: 0,
             status: Status::Running,
             history: History::default(),
+            grad_norms: None,
         })
     }
 

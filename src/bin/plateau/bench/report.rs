@@ -41,52 +41,7 @@ pub fn report(r: &Results, date: &str) -> String {
             b.webgpu_adapter.as_deref().unwrap_or("none")
         ));
     }
-    o.push_str("\n\n## Training step\n\n");
-    o.push_str(
-        "| config | GFLOP/step | engine | ms/step | steps/s | GFLOP/s | ÷ PyTorch steps/s | ÷ native CPU steps/s |\n",
-    );
-    o.push_str("|---|---|---|---|---|---|---|---|\n");
-    for (i, (case, natives)) in r.native.iter().enumerate() {
-        let flops = train_step_flops(&shape(&case_config(case)));
-        let torch = r.torch.get(i).and_then(|t| t.as_ref().ok()).map(|t| t.ms);
-        let cpu_native =
-            natives.iter().find(|(n, _)| n == backend::CPU.name()).and_then(|(_, m)| m.as_ref().ok().copied());
-        let mut rows: Vec<(String, Result<f64, String>)> =
-            natives.iter().map(|(n, m)| (format!("native {n}"), m.clone())).collect();
-        rows.push(("PyTorch".into(), r.torch.get(i).cloned().unwrap_or(Err("not run".into())).map(|t| t.ms)));
-        match &r.browser {
-            Some(Ok(b)) => {
-                for st in b.steps.iter().filter(|s| s.name == case.name) {
-                    let label = if st.backend == "webgpu" { "browser WebGPU" } else { "browser CPU (wasm)" };
-                    rows.push((label.into(), st.ms.ok_or_else(|| st.error.clone().unwrap_or_default())));
-                }
-            }
-            Some(Err(e)) => rows.push(("browser".into(), Err(e.clone()))),
-            None => {}
-        }
-        for (label, m) in rows {
-            match m {
-                Ok(ms) => {
-                    let ratio = |base: Option<f64>| base.map_or("–".into(), |b| format!("{:.2}×", b / ms));
-                    o.push_str(&format!(
-                        "| {} | {:.2} | {label} | {} | {:.2} | {:.1} | {} | {} |\n",
-                        case.name,
-                        flops / 1e9,
-                        fmt_ms(ms),
-                        1000.0 / ms,
-                        flops / ms / 1e6,
-                        if label == "PyTorch" { "1×".into() } else { ratio(torch) },
-                        ratio(cpu_native),
-                    ));
-                }
-                Err(e) => o.push_str(&format!(
-                    "| {} | {:.2} | {label} | unavailable: {e} | | | | |\n",
-                    case.name,
-                    flops / 1e9
-                )),
-            }
-        }
-    }
+    o.push_str(&step_table(r));
 
     o.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
     let yes = |b: bool| if b { "yes" } else { "**no**" };
@@ -418,6 +373,68 @@ pub fn report(r: &Results, date: &str) -> String {
         }
     }
 
+    o.push_str(&memory_section(r));
+    profile_section(&mut o, r, &one_thread);
+    o
+}
+
+/// The table of step times: every case on every engine, with GFLOP/s and the ratios to PyTorch
+/// and to the native CPU backend.
+fn step_table(r: &Results) -> String {
+    let mut o = String::new();
+    o.push_str("\n\n## Training step\n\n");
+    o.push_str(
+        "| config | GFLOP/step | engine | ms/step | steps/s | GFLOP/s | ÷ PyTorch steps/s | ÷ native CPU steps/s |\n",
+    );
+    o.push_str("|---|---|---|---|---|---|---|---|\n");
+    for (i, (case, natives)) in r.native.iter().enumerate() {
+        let flops = train_step_flops(&shape(&case_config(case)));
+        let torch = r.torch.get(i).and_then(|t| t.as_ref().ok()).map(|t| t.ms);
+        let cpu_native =
+            natives.iter().find(|(n, _)| n == backend::CPU.name()).and_then(|(_, m)| m.as_ref().ok().copied());
+        let mut rows: Vec<(String, Result<f64, String>)> =
+            natives.iter().map(|(n, m)| (format!("native {n}"), m.clone())).collect();
+        rows.push(("PyTorch".into(), r.torch.get(i).cloned().unwrap_or(Err("not run".into())).map(|t| t.ms)));
+        match &r.browser {
+            Some(Ok(b)) => {
+                for st in b.steps.iter().filter(|s| s.name == case.name) {
+                    let label = if st.backend == "webgpu" { "browser WebGPU" } else { "browser CPU (wasm)" };
+                    rows.push((label.into(), st.ms.ok_or_else(|| st.error.clone().unwrap_or_default())));
+                }
+            }
+            Some(Err(e)) => rows.push(("browser".into(), Err(e.clone()))),
+            None => {}
+        }
+        for (label, m) in rows {
+            match m {
+                Ok(ms) => {
+                    let ratio = |base: Option<f64>| base.map_or("–".into(), |b| format!("{:.2}×", b / ms));
+                    o.push_str(&format!(
+                        "| {} | {:.2} | {label} | {} | {:.2} | {:.1} | {} | {} |\n",
+                        case.name,
+                        flops / 1e9,
+                        fmt_ms(ms),
+                        1000.0 / ms,
+                        flops / ms / 1e6,
+                        if label == "PyTorch" { "1×".into() } else { ratio(torch) },
+                        ratio(cpu_native),
+                    ));
+                }
+                Err(e) => o.push_str(&format!(
+                    "| {} | {:.2} | {label} | unavailable: {e} | | | | |\n",
+                    case.name,
+                    flops / 1e9
+                )),
+            }
+        }
+    }
+    o
+}
+
+/// Memory over a long run, natively and in the browser.
+fn memory_section(r: &Results) -> String {
+    let mut o = String::new();
+    let browser = r.browser.as_ref().and_then(|b| b.as_ref().ok());
     o.push_str("\n## Memory over a long run\n\n");
     let browser_memory = browser.map_or(&[][..], |b| &b.memory[..]);
     if r.memory.is_empty() && browser_memory.is_empty() {
@@ -434,7 +451,6 @@ pub fn report(r: &Results, date: &str) -> String {
     for (step, bytes) in browser_memory {
         o.push_str(&format!("| browser (wasm linear memory, never shrinks) | {step} | {} | – |\n", mb(*bytes)));
     }
-    profile_section(&mut o, r, &one_thread);
     o
 }
 
