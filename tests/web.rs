@@ -170,6 +170,62 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
 }
 
+/// The vector export: the same line chart as SVG (it parses in the page: share.test.mjs) names its axis label in text, and draws
+/// each series in its colour; a heatmap's SVG has one rect per cell at least.
+#[wasm_bindgen_test]
+fn charts_export_as_svg_with_text_and_one_path_per_series() {
+    use plateau::web::charts::{heatmap_svg, lines_svg, HeatSpec, LineSpec, Series};
+    let series = |label: &str, color: &str, y: f64| Series {
+        label: label.into(),
+        color: color.into(),
+        points: (0..=10).map(|x| (x as f64, y)).collect(),
+        dashed: false,
+    };
+    let spec = LineSpec {
+        x_max: 10.0,
+        y_min: 0.0,
+        y_max: 1.0,
+        y_log: false,
+        y_label: "accuracy".into(),
+        series: vec![series("test", "#0072b2", 0.25), series("train", "#e69f00", 0.75)],
+        markers: vec![],
+        scale: 1.0,
+        dark: false,
+        legend: "ul".into(),
+    };
+    let svg = lines_svg(&spec, 480, 300).unwrap();
+    assert!(svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "an SVG document: {svg}");
+    for text in ["accuracy", "test", "train"] {
+        assert!(svg.contains(&format!(">{text}<")), "{text:?} is text in the SVG: {svg}");
+    }
+    let lower = svg.to_lowercase();
+    for color in ["#0072b2", "#e69f00"] {
+        assert!(lower.contains(&format!("stroke=\"{color}\"")), "a path in {color}: {svg}");
+    }
+    let heat = HeatSpec {
+        values: vec![-1.0, 0.0, 0.0, 1.0],
+        rows: 2,
+        cols: 2,
+        signed: true,
+        vmin: -1.0,
+        vmax: 1.0,
+        mask_upper: false,
+        outline: vec![],
+        label_offset: 0,
+        tick_labels: vec![],
+        row_labels: vec![],
+        col_labels: vec![],
+        separators: vec![],
+        x_label: "key".into(),
+        y_label: "query".into(),
+        scale: 1.0,
+        dark: false,
+    };
+    let svg = heatmap_svg(&heat, 200, 200).unwrap();
+    assert!(svg.matches("<rect").count() >= 4, "one rect per cell: {svg}");
+    assert!(svg.contains(">key<") && svg.contains(">query<"), "axis labels as text");
+}
+
 #[wasm_bindgen_test]
 fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     use plateau::web::charts::{draw_scatter, ScatterSpec};

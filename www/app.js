@@ -7,7 +7,8 @@ import { scheduleDraw } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
 import { wireExports } from './exports.js';
-import { applyPageFlags } from './pageflags.js';
+import { hold, playNow, watchHolds } from './holds.js';
+import { applyPageFlags, chartIds } from './pageflags.js';
 import { onMessage, startRun, updateRate } from './protocol.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
@@ -17,8 +18,8 @@ window.addEventListener('unhandledrejection', (e) => showError(`Something went w
 
 /** Wires the buttons, the controls built from the schema, the chapter buttons and the scrubber. */
 function wireControls() {
-  $('play').addEventListener('click', () => send({ type: state.running ? 'pause' : 'resume' }));
-  $('stepbtn').addEventListener('click', () => send({ type: 'step' }));
+  $('play').addEventListener('click', () => (state.running ? hold('user') : playNow()));
+  $('stepbtn').addEventListener('click', () => { hold('user'); send({ type: 'step' }); });
   $('reset').addEventListener('click', () => startRun());
   for (const p of controlled(state.schema)) {
     $(p.key).addEventListener(p.control.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
@@ -50,10 +51,7 @@ function wireControls() {
     scheduleDraw(true);
   });
   wireExports();
-  document.addEventListener('visibilitychange', () => {
-    if (document.hidden && state.running) { state.pausedByHidden = true; send({ type: 'pause' }); }
-    else if (!document.hidden && state.pausedByHidden) { state.pausedByHidden = false; send({ type: 'resume' }); }
-  });
+  watchHolds();
   darkScheme.addEventListener('change', () => scheduleDraw(true));
   window.addEventListener('resize', () => scheduleDraw(true));
 }
@@ -110,6 +108,15 @@ async function boot() {
     const a = params.get('autoplay');
     if (a === '0' || a === '1') state.page.autoplay = a === '1';
     else notice(`Invalid autoplay="${a}" (allowed: 0, 1); playing.`);
+  }
+  if (params.has('only')) {
+    const known = chartIds();
+    state.page.only = list(params.get('only')).filter((c) => {
+      if (known.some((k) => k.id === c)) return true;
+      notice(`Unknown chart "${c}" in only= (allowed: ${known.map((k) => k.id).join(', ')}); ignored.`);
+      return false;
+    });
+    if (!state.page.only.length) state.page.only = null;
   }
   applyPageFlags();
   state.cfg = parsed.config;

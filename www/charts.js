@@ -1,9 +1,36 @@
 // @ts-check
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
-import { drawLines, drawHeatmap, drawScatter, drawArcs, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
+import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
 import { $, canvasById, field, C, darkScheme, reducedMotion } from './dom.js';
 import { chapter, chapterOf, state } from './state.js';
+
+
+/** What each canvas showed last: its chart kind and spec, for the vector export. */
+const lastDrawn = new Map();
+
+/**
+ * Draws a chart with the engine's chart code and remembers what was drawn.
+ * @param {'lines' | 'heatmap' | 'scatter' | 'arcs'} kind @param {HTMLCanvasElement} canvas @param {object} spec
+ */
+function draw(kind, canvas, spec) {
+  lastDrawn.set(canvas.id, { kind, spec });
+  ({ lines: drawLines, heatmap: drawHeatmap, scatter: drawScatter, arcs: drawArcs })[kind](canvas, spec);
+}
+
+/**
+ * The chart on `canvas` as an SVG document, drawn by the same Rust code at the canvas's CSS size
+ * (scale 1), or null before it was first drawn.
+ * @param {HTMLCanvasElement} canvas
+ * @returns {string | null}
+ */
+export function chartAsSvg(canvas) {
+  const last = lastDrawn.get(canvas.id);
+  if (!last) return null;
+  const w = Math.max(50, Math.round(canvas.clientWidth || canvas.width));
+  const h = Math.max(50, Math.round(canvas.clientHeight || canvas.height));
+  return chartSvg(last.kind, { ...last.spec, scale: 1 }, w, h);
+}
 
 // A redraw is split into jobs, one chart per animation frame, so that no main-thread task is
 // long (each plotters draw takes a few milliseconds).
@@ -75,7 +102,7 @@ export function lineChart(id, series, opts) {
   }
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
-  drawLines(canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
+  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
 }
 
 export function range(values, lo, hi) {
@@ -231,7 +258,7 @@ export function drawAnchorSnapshot() {
   const dark = darkScheme.matches;
   const keys = snap.tokens.slice(8);
   let canvas = canvasById('map-pca');
-  drawScatter(canvas, {
+  draw('scatter', canvas, {
     points: snap.pca, values: keys, vmin: 20, vmax: 99, x_label: `PC1 (${(100 * snap.explained[0]).toFixed(0)} %)`,
     y_label: `PC2 (${(100 * snap.explained[1]).toFixed(0)} %)`, color_label: 'key', scale: fit(canvas), dark,
     labeled: [[0, '20'], [keys.length - 1, '99']],
@@ -239,7 +266,7 @@ export function drawAnchorSnapshot() {
   $('sum-pca').textContent = `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`;
   canvas = canvasById('map-embcos');
   const n = snap.tokens.length;
-  drawHeatmap(canvas, {
+  draw('heatmap', canvas, {
     values: snap.cosine, rows: n, cols: n, signed: true, vmin: -1, vmax: 1, separators: [8],
     tick_labels: snap.tokens.map(String), x_label: 'token', y_label: 'token', scale: fit(canvas), dark,
   });
@@ -247,7 +274,7 @@ export function drawAnchorSnapshot() {
   $('sum-embcos').textContent = r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '';
   canvas = canvasById('map-att2');
   if (snap.attention.length) {
-    drawHeatmap(canvas, {
+    draw('heatmap', canvas, {
       values: snap.attention, rows: snap.seq, cols: snap.seq, signed: false, vmin: 0, vmax: Math.max(1e-9, ...snap.attention),
       mask_upper: true, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
     });
@@ -308,11 +335,11 @@ export function drawSyntaxSnapshot() {
   if (!snap) return;
   const dark = darkScheme.matches;
   let canvas = canvasById('map-arcs');
-  drawArcs(canvas, { words: snap.words, gold: snap.heads, pred: snap.pred, weight: snap.pred_weight, scale: fit(canvas), dark });
+  draw('arcs', canvas, { words: snap.words, gold: snap.heads, pred: snap.pred, weight: snap.pred_weight, scale: fit(canvas), dark });
   $('sum-arcs').textContent = `Step ${snap.step}: layer ${snap.best_layer + 1}, head ${snap.best_head + 1} (${snap.transposed ? 'head → dependent' : 'dependent → head'}) points to the gold head for ${snap.sample_right} of ${snap.sample_scored} words of “${snap.words.join(' ')}”.`;
   canvas = canvasById('map-heads');
   const rows = snap.layers * snap.n_heads;
-  drawHeatmap(canvas, {
+  draw('heatmap', canvas, {
     values: snap.head_uas, rows, cols: 2, signed: false, vmin: 0, vmax: 1,
     row_labels: Array.from({ length: rows }, (_, k) => `L${Math.floor(k / snap.n_heads) + 1} H${(k % snap.n_heads) + 1}`),
     col_labels: ['dep→head', 'head→dep'], y_label: 'layer, head', scale: fit(canvas), dark,
@@ -329,7 +356,7 @@ export function drawSnapshot() {
   const att = snap.attention;
   const vmax = Math.max(1e-9, ...att.map(Math.abs));
   const canvas = canvasById('map-att');
-  drawHeatmap(canvas, {
+  draw('heatmap', canvas, {
     values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
     mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
   });
@@ -341,7 +368,7 @@ export function drawSnapshotCos() {
   const snap = currentSnap();
   if (!snap) return;
   const canvas = canvasById('map-cos');
-  drawHeatmap(canvas, {
+  draw('heatmap', canvas, {
     values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
     x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark: darkScheme.matches,
   });

@@ -2,11 +2,12 @@
 // Downloads: CSV (from the worker), config JSON, snapshots JSON, chart PNGs; loading a config JSON;
 // the embed code.
 import { configJson, configQuery, parseConfigJson } from './pkg/plateau.js';
+import { chartAsSvg } from './charts.js';
 import { setControls } from './controls.js';
 import { $, field, notice } from './dom.js';
-import { pageQuery } from './pageflags.js';
+import { chartIds, pageQuery } from './pageflags.js';
 import { startRun } from './protocol.js';
-import { send, state } from './state.js';
+import { chapter, send, state } from './state.js';
 
 /**
  * Saves `text` as a file named `name`.
@@ -44,9 +45,8 @@ export function wireExports() {
     field('load').value = '';
   });
   $('embed').addEventListener('click', async () => {
-    const url = new URL(window.location.href);
-    url.search = `?${[configQuery(state.runCfg), 'hide=prose,nav', ...pageQuery().filter((p) => !p.startsWith('hide='))].join('&')}`;
-    const code = `<iframe src="${url.href}" title="Plateau: a transformer training live" width="100%" height="900" loading="lazy" style="border:0"></iframe>`;
+    const code = embedCode();
+    buildOnlyChoices();
     field('embed-code').value = code;
     $('embed-box').hidden = false;
     try { await navigator.clipboard.writeText(code); $('embed').textContent = 'Copied'; setTimeout(() => { $('embed').textContent = 'Copy embed code'; }, 1500); }
@@ -70,5 +70,57 @@ export function wireExports() {
       setTimeout(() => URL.revokeObjectURL(url), 1000);
     }, 'image/png'));
     canvas.insertAdjacentElement('afterend', b);
+    const v = document.createElement('button');
+    v.type = 'button';
+    v.className = 'png';
+    v.textContent = 'SVG';
+    v.setAttribute('aria-label', `Download this chart (${canvas.id}) as SVG (vector, for papers and slides)`);
+    v.addEventListener('click', () => {
+      const drawn = chartAsSvg(canvas);
+      if (!drawn) { notice('This chart has not been drawn yet.'); return; }
+      // The figure's title (its caption's bold lead) as the SVG's <title>.
+      const title = canvas.closest('figure')?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || canvas.id;
+      const esc = title.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+      const svg = drawn.replace(/<svg([^>]*)>/, `<svg$1><title>${esc}</title>`);
+      download(`plateau-${canvas.id}-step${state.step}.svg`, svg, 'image/svg+xml');
+    });
+    b.insertAdjacentElement('afterend', v);
   }
+}
+
+/** The charts ticked under the embed code (`only=`), none for the whole figure. */
+function onlyChosen() {
+  return [.../** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#embed-only input:checked'))].map((b) => b.value);
+}
+
+/** The <iframe> code for the run on screen, with `only=` when charts are ticked. */
+function embedCode() {
+  const url = new URL(window.location.href);
+  const only = onlyChosen();
+  const page = pageQuery().filter((p) => !p.startsWith('hide=') && !p.startsWith('only='));
+  url.search = `?${[configQuery(state.runCfg), 'hide=prose,nav', ...page, ...(only.length ? [`only=${only.join(',')}`] : [])].join('&')}`;
+  const height = only.length ? 560 : 900;
+  return `<iframe src="${url.href}" title="Plateau: a transformer training live" width="100%" height="${height}" loading="lazy" style="border:0"></iframe>`;
+}
+
+/** One checkbox per chart of the chapter on screen (its caption's title), for a one-figure embed. */
+function buildOnlyChoices() {
+  const box = $('embed-only');
+  const ids = chartIds().filter((c) => c.chapter === chapter());
+  if (box.dataset.chapter === String(chapter())) return;
+  box.dataset.chapter = String(chapter());
+  const legend = document.createElement('legend');
+  legend.textContent = 'Only these charts (a slide or a blog figure; none: the whole figure)';
+  const items = ids.map((c) => {
+    const fig = c.canvas ? $(c.canvas).closest('figure') : document.querySelector('.samples-fig');
+    const title = fig?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || c.id;
+    const label = document.createElement('label');
+    const input = document.createElement('input');
+    input.type = 'checkbox';
+    input.value = c.id;
+    input.addEventListener('change', () => { field('embed-code').value = embedCode(); });
+    label.append(input, ` ${title} (${c.id})`);
+    return label;
+  });
+  box.replaceChildren(legend, ...items);
 }

@@ -1,8 +1,22 @@
 // @ts-check
-// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`) and the address bar, which
-// always holds the engine's query of the next reset's config plus these keys.
+// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`) and the address
+// bar, which always holds the engine's query of the next reset's config plus these keys.
 import { configQuery } from './pkg/plateau.js';
-import { state } from './state.js';
+import { CHARTS } from './charts.js';
+import { notice } from './dom.js';
+import { chapterOf, state } from './state.js';
+
+/**
+ * The chart ids of `only=`: each canvas's id without its `chart-` prefix (`loss`, `map-att`, …),
+ * and `samples` (chapter 1's generations), with their chapter.
+ * @returns {{id: string, canvas: string | null, chapter: number}[]}
+ */
+export function chartIds() {
+  return [
+    ...CHARTS.flatMap((c) => c.canvases.map((canvas) => ({ id: canvas.replace(/^chart-/, ''), canvas, chapter: c.chapter }))),
+    { id: 'samples', canvas: null, chapter: 1 },
+  ];
+}
 
 /** The page-only keys to keep in the URL (see config::PAGE_KEYS). */
 export function pageQuery() {
@@ -11,6 +25,7 @@ export function pageQuery() {
   if (state.page.hide.length) out.push(`hide=${state.page.hide.join(',')}`);
   if (state.page.controls) out.push(`controls=${state.page.controls.join(',')}`);
   if (!state.page.autoplay) out.push('autoplay=0');
+  if (state.page.only) out.push(`only=${state.page.only.join(',')}`);
   return out;
 }
 
@@ -26,7 +41,7 @@ export function syncUrl() {
   } catch (err) { /* a sandboxed frame may refuse; the page works without it */ }
 }
 
-/** Applies `hide=` and `controls=` from the URL. */
+/** Applies `hide=`, `controls=` and `only=` from the URL. */
 export function applyPageFlags() {
   const hide = new Set(state.page.hide);
   const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls', status: '#status-panel > :not(#error)', maps: '.maps' };
@@ -40,5 +55,26 @@ export function applyPageFlags() {
       el.classList.toggle('flag-hidden', !(input && keep.has(input.id)));
     }
   }
-  document.body.classList.toggle('embedded', hide.has('prose'));
+  // only=: just the listed charts of the run's chapter, large, with their captions.
+  let only = state.page.only;
+  if (only) {
+    const chapter = chapterOf(state.cfg.experiment);
+    if (!chartIds().some((c) => only.includes(c.id) && c.chapter === chapter)) {
+      notice(`only=${only.join(',')} names no chart of chapter ${chapter}, which this figure shows; showing every chart.`);
+      only = state.page.only = null;
+    }
+  }
+  document.body.classList.toggle('only-charts', !!only);
+  document.body.classList.toggle('embedded', hide.has('prose') || !!only);
+  if (only) {
+    const chapter = chapterOf(state.cfg.experiment);
+    const ids = chartIds().filter((c) => only.includes(c.id) && c.chapter === chapter);
+    for (const fig of document.querySelectorAll('main figure')) {
+      const shown = ids.some((c) => (c.canvas ? fig.querySelector(`#${c.canvas}`) : fig.classList.contains('samples-fig')));
+      fig.classList.toggle('flag-hidden', !shown);
+    }
+    for (const sec of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('main .charts, main .maps'))) {
+      sec.classList.toggle('flag-hidden', !sec.querySelector('figure:not(.flag-hidden)'));
+    }
+  }
 }

@@ -2,26 +2,64 @@
 // <plateau-figure>: one live Plateau figure, for blog posts and slides. One script tag:
 //
 //   <script type="module" src="https://your.host/plateau/www/plateau-figure.js"></script>
-//   <plateau-figure chapter="plateau" c="2.5" controls="c,seed"></plateau-figure>
+//   <plateau-figure chapter="plateau" c="2.5" seed="2" controls="c,seed"></plateau-figure>
 //   <plateau-figure chapter="init" gamma="0.8"></plateau-figure>
-//   <plateau-figure chapter="syntax" lambda="0.1" lambda-until="200" height="700"></plateau-figure>
+//   <plateau-figure chapter="plateau" only="loss,map-att" height="520"></plateau-figure>
 //
 // `chapter` is plateau | init | syntax (or any experiment name); every other attribute except
-// `height` and `title` is passed on as a URL parameter of the page (schema keys such as `c`,
-// `gamma`, `seed`, `preset`, and the page keys `controls`, `hide`, `autoplay`, `backend`). The
-// page validates them and shows a notice for a bad one. Each figure is an <iframe> of the page,
-// with its own worker and run, so several figures on one page stay independent. By default the
-// prose and the chapter navigation are hidden (`hide="prose,nav"`).
+// `height`, `title` and `concurrent` is passed on as a URL parameter of the page (schema keys such
+// as `c`, `gamma`, `seed`, `preset`, and the page keys `controls`, `hide`, `autoplay`, `backend`,
+// `only`). The page validates them and shows a notice for a bad one. Each figure is an <iframe> of
+// the page, with its own worker and run. By default the prose and the chapter navigation are
+// hidden (`hide="prose,nav"`).
+//
+// A figure trains while it is in view: it starts when scrolled into view and pauses when scrolled
+// away, and says so. Of the figures on one page, one trains at a time: the one the reader last
+// scrolled to or pressed Play in; the others wait, and the next one in the page starts when it
+// finishes or leaves the view. A figure with the `concurrent` attribute trains whenever it is in
+// view, beside the others.
 
 const PAGE = new URL('../index.html', import.meta.url);
 const CHAPTERS = { plateau: 'mws', init: 'anchors', syntax: 'syntax' };
+
+/** @type {{el: PlateauFigure, frame: HTMLIFrameElement, wants: boolean, told: string}[]} */
+const figures = [];
+/** @type {(typeof figures)[number] | null} */
+let active = null;
+
+/** Gives the one training slot to `preferred` (when it wants it) or keeps it, else to the first figure that wants it. */
+function decide(preferred) {
+  const shared = figures.filter((f) => !f.el.hasAttribute('concurrent'));
+  if (preferred && preferred.wants && shared.includes(preferred)) active = preferred;
+  if (!active || !active.wants || !figures.includes(active)) active = shared.find((f) => f.wants) || null;
+  for (const f of figures) {
+    const word = f === active || f.el.hasAttribute('concurrent') ? 'go' : 'yield';
+    if (word !== f.told) {
+      f.told = word;
+      f.frame.contentWindow?.postMessage({ plateau: word }, '*');
+    }
+  }
+}
+
+window.addEventListener('message', (e) => {
+  const f = figures.find((x) => x.frame.contentWindow === e.source);
+  const msg = e.data && typeof e.data === 'object' ? e.data.plateau : null;
+  if (!f || !msg || typeof msg !== 'object') return;
+  if ('wants' in msg) {
+    f.wants = !!msg.wants;
+    decide(f.wants ? f : null);
+  } else if (msg.claim) {
+    f.wants = true;
+    decide(f);
+  }
+});
 
 class PlateauFigure extends HTMLElement {
   connectedCallback() {
     if (this.querySelector('iframe')) return;
     const params = new URLSearchParams();
     for (const { name, value } of Array.from(this.attributes)) {
-      if (name === 'height' || name === 'title' || name === 'class' || name === 'id' || name === 'style') continue;
+      if (['height', 'title', 'class', 'id', 'style', 'concurrent'].includes(name)) continue;
       if (name === 'chapter') params.set('experiment', CHAPTERS[value] || value);
       else params.set(name, value);
     }
@@ -34,6 +72,13 @@ class PlateauFigure extends HTMLElement {
     frame.height = String(Number.isFinite(h) && h >= 200 && h <= 5000 ? Math.round(h) : 900);
     frame.setAttribute('frameborder', '0');
     this.replaceChildren(frame);
+    figures.push({ el: this, frame, wants: false, told: '' });
+  }
+
+  disconnectedCallback() {
+    const i = figures.findIndex((f) => f.el === this);
+    if (i >= 0) figures.splice(i, 1);
+    decide(null);
   }
 }
 

@@ -8,6 +8,7 @@ import { markPending } from './controls.js';
 import { $, notice, showError } from './dom.js';
 import { download } from './exports.js';
 import { syncUrl } from './pageflags.js';
+import { syncHolds } from './holds.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 /** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
@@ -62,7 +63,12 @@ export function startRun() {
   $('steps').textContent = String(state.steps);
   $('run-state').textContent = 'starting';
   state.run += 1;
-  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.page.autoplay });
+  if (state.page.autoplay) state.holds.delete('user');
+  else state.holds.add('user');
+  state.runDone = false;
+  state.wantRunning = state.holds.size === 0;
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning });
+  syncHolds();
   scheduleDraw(true);
 }
 
@@ -101,6 +107,7 @@ export function onMessage(e) {
       state.steps = msg.steps;
       if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
       else if (msg.status === 'finished') $('run-state').textContent = 'finished';
+      if (msg.status !== 'running' && !state.runDone) { state.runDone = true; syncHolds(); }
       updateRate();
       noteDrop();
       noteVerdict(msg.rows, msg.status);

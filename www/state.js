@@ -23,10 +23,12 @@
 /**
  * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[],
  *   snaps: Snap[], omega: number[][], steps: number, step: number, running: boolean,
- *   pausedByHidden: boolean, scrub: number | null, runMs: number, runSince: number | null,
+ *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
+ *   runDone: boolean, scrub: number | null, runMs: number, runSince: number | null,
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, backendOverride: string,
- *   page: {hide: string[], controls: string[] | null, autoplay: boolean}, pinned: Pinned | null,
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null},
+ *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
 export const state = {
@@ -39,7 +41,10 @@ export const state = {
   steps: 0,
   step: 0,
   running: false,
-  pausedByHidden: false,
+  holds: new Set(), // why the run waits (www/holds.js); it trains when this is empty
+  wantRunning: true,
+  readyForHost: false,
+  runDone: false, // the run on screen finished or diverged
   scrub: null, // snapshot index, or null to follow the run
   runMs: 0,
   runSince: null,
@@ -50,7 +55,7 @@ export const state = {
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   backendOverride: '',
-  page: { hide: [], controls: null, autoplay: true }, // page-only URL keys
+  page: { hide: [], controls: null, autoplay: true, only: null }, // page-only URL keys
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed

@@ -1,10 +1,12 @@
-//! Charts drawn with plotters + plotters-canvas onto `<canvas>` elements.
+//! Charts drawn with plotters + plotters-canvas onto `<canvas>` elements, and the same charts as
+//! SVG documents (plotters' SVG backend) for vector export.
 //!
 //! The page hands over what to draw (series of recorded metric values, a snapshot's matrix);
 //! these functions only draw. Canvas pixel sizes are set by the caller (CSS size × device pixel
 //! ratio); `scale` enlarges text and strokes to match.
 
 use crate::colormap::{diverging, viridis};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
@@ -144,7 +146,18 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 /// linear axis with labels in `y` units, so tick labels stay readable over small ranges.
 pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
+    lines_on(backend.into_drawing_area(), spec)
+}
+
+/// [`draw_lines`] as an SVG document of `width × height` pixels (text as `<text>` in the named
+/// font, the same colours and labels as on the canvas).
+pub fn lines_svg(spec: &LineSpec, width: u32, height: u32) -> Result<String, String> {
+    let mut out = String::new();
+    lines_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    Ok(out)
+}
+
+fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -> DrawResult {
     let (bg, fg, grid) = theme(spec.dark);
     root.fill(&bg).map_err(err)?;
     let s = spec.scale.max(0.5);
@@ -253,11 +266,22 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
 
 /// Draws a matrix as coloured cells, with optional causal masking and outlined cells.
 pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    heatmap_on(backend.into_drawing_area(), spec)
+}
+
+/// [`draw_heatmap`] as an SVG document of `width × height` pixels (text as `<text>` in the named
+/// font, the same colours and labels as on the canvas).
+pub fn heatmap_svg(spec: &HeatSpec, width: u32, height: u32) -> Result<String, String> {
+    let mut out = String::new();
+    heatmap_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    Ok(out)
+}
+
+fn heatmap_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &HeatSpec) -> DrawResult {
     if spec.values.len() != spec.rows * spec.cols || spec.rows == 0 || spec.cols == 0 {
         return Err(format!("heatmap needs {}×{} values, got {}", spec.rows, spec.cols, spec.values.len()));
     }
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
     let (bg, fg, _) = theme(spec.dark);
     root.fill(&bg).map_err(err)?;
     let s = spec.scale.max(0.5);
@@ -375,11 +399,22 @@ pub struct ScatterSpec {
 /// Draws points coloured by value, with a colour bar; the axes fit the points with a margin
 /// and keep a 1:1 aspect-free square range so the cloud's shape is not stretched by outliers.
 pub fn draw_scatter(canvas: HtmlCanvasElement, spec: &ScatterSpec) -> DrawResult {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    scatter_on(backend.into_drawing_area(), spec)
+}
+
+/// [`draw_scatter`] as an SVG document of `width × height` pixels (text as `<text>` in the named
+/// font, the same colours and labels as on the canvas).
+pub fn scatter_svg(spec: &ScatterSpec, width: u32, height: u32) -> Result<String, String> {
+    let mut out = String::new();
+    scatter_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    Ok(out)
+}
+
+fn scatter_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &ScatterSpec) -> DrawResult {
     if spec.points.len() != spec.values.len() {
         return Err(format!("scatter needs one value per point ({} vs {})", spec.points.len(), spec.values.len()));
     }
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
     let (bg, fg, grid) = theme(spec.dark);
     root.fill(&bg).map_err(err)?;
     let s = spec.scale.max(0.5);
@@ -474,7 +509,18 @@ pub struct ArcSpec {
 /// the prediction is the gold head, vermilion where it is not, opacity by attention weight.
 pub fn draw_arcs(canvas: HtmlCanvasElement, spec: &ArcSpec) -> DrawResult {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
+    arcs_on(backend.into_drawing_area(), spec)
+}
+
+/// [`draw_arcs`] as an SVG document of `width × height` pixels (text as `<text>` in the named
+/// font, the same colours and labels as on the canvas).
+pub fn arcs_svg(spec: &ArcSpec, width: u32, height: u32) -> Result<String, String> {
+    let mut out = String::new();
+    arcs_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    Ok(out)
+}
+
+fn arcs_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &ArcSpec) -> DrawResult {
     let (bg, fg, _) = theme(spec.dark);
     root.fill(&bg).map_err(err)?;
     let n = spec.words.len();

@@ -485,6 +485,21 @@ pub fn parse_config_json(text: String) -> Result<JsValue, JsValue> {
     Ok(to_js(&Out { config, notices }))
 }
 
+/// A chart as an SVG document (`kind`: `lines`, `heatmap`, `scatter` or `arcs`; `spec` as for the
+/// canvas), `width × height` pixels: the vector export of every chart's *SVG* button.
+#[wasm_bindgen(js_name = chartSvg)]
+pub fn chart_svg(kind: String, spec: JsValue, width: u32, height: u32) -> Result<String, JsValue> {
+    let bad = |e: serde_wasm_bindgen::Error| js_err(format!("{kind} spec: {e}"));
+    match kind.as_str() {
+        "lines" => charts::lines_svg(&serde_wasm_bindgen::from_value(spec).map_err(bad)?, width, height),
+        "heatmap" => charts::heatmap_svg(&serde_wasm_bindgen::from_value(spec).map_err(bad)?, width, height),
+        "scatter" => charts::scatter_svg(&serde_wasm_bindgen::from_value(spec).map_err(bad)?, width, height),
+        "arcs" => charts::arcs_svg(&serde_wasm_bindgen::from_value(spec).map_err(bad)?, width, height),
+        other => return Err(js_err(format!("unknown chart kind {other:?} (lines, heatmap, scatter, arcs)"))),
+    }
+    .map_err(js_err)
+}
+
 /// Draws a line chart (see [`charts::LineSpec`]); throws on a malformed spec.
 #[wasm_bindgen(js_name = drawLines)]
 pub fn draw_lines(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {

@@ -88,7 +88,7 @@ test('hide=, controls= and autoplay=0 shape an embedded figure', { timeout: TEST
   });
 });
 
-test('embed.html: three custom elements train independently', { timeout: TEST_TIMEOUT }, async (t) => {
+test('embed.html: each figure trains while in view, one at a time, and says why it waits', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, run } = await openPage('embed', { query: 'embed.html' });
   await run(async () => {
     const ids = ['fig-plateau', 'fig-init', 'fig-syntax'];
@@ -97,16 +97,113 @@ test('embed.html: three custom elements train independently', { timeout: TEST_TI
       const handle = await page.waitForSelector(`#${id} iframe`, { timeout: WAIT_MS });
       frames.push(await handle.contentFrame());
     }
-    for (const [i, frame] of frames.entries()) {
-      await frame.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 3, null, { timeout: WAIT_MS, polling: 250 });
-      const exp = await frame.evaluate(() => new URLSearchParams(window.location.search).get('experiment'));
-      t.diagnostic(`${ids[i]}: experiment ${exp}, step ${await frame.$eval('#step', (el) => el.textContent)}`);
-      assert.equal(await frame.$eval('#error', (el) => el.hidden), true);
+    const step = (f) => f.$eval('#step', (el) => Number(el.textContent));
+    const why = (f) => f.$eval('#hold', (el) => el.textContent);
+    // The first figure is in view: it trains. The others are below the fold: they wait, and say so.
+    await frames[0].waitForFunction(() => Number(document.querySelector('#step').textContent) >= 3, null, { timeout: WAIT_MS, polling: 250 });
+    for (const f of frames.slice(1)) {
+      await f.waitForFunction(() => /scrolled into view/.test(document.querySelector('#hold').textContent), null, { timeout: WAIT_MS, polling: 250 });
+      assert.equal(await step(f), 0, 'a figure out of view has not trained');
     }
+    // Scroll the second into view (the first leaves it): the second trains, the first waits.
+    await page.$eval('#fig-init', (el) => el.scrollIntoView({ block: 'start' }));
+    await frames[1].waitForFunction(() => Number(document.querySelector('#step').textContent) >= 3, null, { timeout: WAIT_MS, polling: 250 });
+    await frames[0].waitForFunction(() => /scrolled into view/.test(document.querySelector('#hold').textContent), null, { timeout: WAIT_MS, polling: 250 });
+    const s0 = await step(frames[0]);
+    await page.waitForTimeout(1500);
+    assert.equal(await step(frames[0]), s0, 'the figure scrolled away stopped training, and its counter agrees');
+    assert.equal(await frames[0].$eval('#run-state', (el) => el.textContent), 'paused');
+    t.diagnostic(`after scrolling: fig-plateau step ${s0} (${await why(frames[0])}), fig-init step ${await step(frames[1])}`);
+    for (const f of frames) assert.equal(await f.$eval('#error', (el) => el.hidden), true);
     assert.equal(await frames[0].$eval('#lr', (el) => el.offsetParent === null), true, 'figure 1 shows only c and seed');
     assert.equal(await frames[0].$eval('#c-out', (el) => el.textContent), '2.5');
     assert.equal(await frames[1].$eval('#gamma-out', (el) => el.textContent), '0.8');
     assert.equal(await frames[2].$eval('#lambda-out', (el) => el.textContent), '0.1');
+  });
+});
+
+test('two figures in view: one trains at a time, Play hands over; `concurrent` lets both train', { timeout: TEST_TIMEOUT }, async (t) => {
+  for (const concurrent of [false, true]) {
+    const { page, run } = await openPage(concurrent ? 'two-concurrent' : 'two', { query: `tests/e2e/fixtures/two-figures.html${concurrent ? '?concurrent' : ''}` });
+    await run(async () => {
+      const frames = [];
+      for (const id of ['fig-a', 'fig-b']) frames.push(await (await page.waitForSelector(`#${id} iframe`, { timeout: WAIT_MS })).contentFrame());
+      const step = (f) => f.$eval('#step', (el) => Number(el.textContent));
+      for (const f of frames) await f.waitForFunction(() => /cpu|webgpu/i.test(document.querySelector('#backend').textContent), null, { timeout: WAIT_MS, polling: 250 });
+      await page.waitForTimeout(3000);
+      const before = await Promise.all(frames.map(step));
+      await page.waitForTimeout(2000);
+      const after = await Promise.all(frames.map(step));
+      const training = after.map((s, i) => s > before[i]);
+      t.diagnostic(`concurrent=${concurrent}: steps ${before.join(',')} → ${after.join(',')}`);
+      if (concurrent) {
+        assert.deepEqual(training, [true, true], 'with `concurrent` both figures train');
+        return;
+      }
+      assert.equal(training.filter(Boolean).length, 1, 'exactly one of the two figures trains');
+      const [on, off] = training[0] ? [frames[0], frames[1]] : [frames[1], frames[0]];
+      assert.match(await off.$eval('#hold', (el) => el.textContent), /another figure on this page is training/);
+      // Play in the waiting figure: it trains, the other waits.
+      await off.click('#play');
+      await off.waitForFunction(() => document.querySelector('#run-state').textContent === 'training', null, { timeout: WAIT_MS, polling: 200 });
+      await on.waitForFunction(() => /another figure/.test(document.querySelector('#hold').textContent), null, { timeout: WAIT_MS, polling: 200 });
+      const a = await step(on);
+      const b = await step(off);
+      await page.waitForTimeout(2000);
+      assert.equal(await step(on), a, 'the figure that handed over stopped');
+      assert.ok(await step(off) > b, 'the figure whose Play was pressed trains');
+    });
+  }
+});
+
+test('only= shows just the listed charts, large, with their captions; the embed dialog offers it', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('only', { query: '?only=loss,map-att,nope&seed=2' });
+  await run(async () => {
+    await booted(page);
+    const shown = await page.$$eval('main figure', (figs) => figs.filter((f) => f.offsetParent !== null).map((f) => f.querySelector('canvas')?.id ?? 'samples'));
+    assert.deepEqual(shown, ['chart-loss', 'map-att'], 'only the two listed charts are on screen');
+    for (const sel of ['header', '#controls', '.intro']) {
+      assert.equal(await page.$eval(sel, (el) => getComputedStyle(el).display === 'none' || el.closest('.flag-hidden') !== null), true, `${sel} is hidden`);
+    }
+    const width = await page.$eval('#chart-loss', (el) => el.getBoundingClientRect().width);
+    assert.ok(width > 560, `a chart of an only= figure is large (${width} px)`);
+    assert.match(await page.$eval('#chart-loss', (el) => el.closest('figure').querySelector('figcaption').textContent), /Loss/);
+    assert.match(await text(page, '#notices'), /Unknown chart "nope" in only=/);
+    assert.match(await page.evaluate(() => window.location.search), /only=loss,map-att/, 'the URL keeps only=');
+  });
+  const { page: p2, run: run2 } = await openPage('only-embed', { query: '?steps=20' });
+  await run2(async () => {
+    await booted(p2);
+    await p2.click('#embed');
+    await p2.check('#embed-only input[value="apm"]');
+    assert.match(await p2.$eval('#embed-code', (el) => el.value), /only=apm/, 'ticking a chart puts it in the embed code');
+    // SVG export of the loss chart: the same Rust chart code, as a vector document.
+    await waitFn(p2, () => Number(document.querySelector('#step').textContent) >= 5);
+    const svgFile = await download(p2, () => p2.click('#chart-loss ~ button[aria-label*="SVG"]'), 'share-loss.svg');
+    assert.match(svgFile.name, /^plateau-chart-loss-step\d+\.svg$/);
+    const svg = readFileSync(svgFile.path, 'utf8');
+    const parsed = await p2.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? '',
+        root: doc.documentElement.tagName,
+        title: doc.querySelector('title')?.textContent ?? '',
+        texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+        paths: doc.querySelectorAll('polyline, path').length,
+      };
+    }, svg);
+    assert.equal(parsed.error, '', 'the SVG parses');
+    assert.equal(parsed.root, 'svg');
+    assert.equal(parsed.title, 'Loss', "the figure's title");
+    assert.ok(parsed.texts.includes('cross-entropy (log)'), `the axis label is text: ${parsed.texts.join(' | ')}`);
+    assert.ok(parsed.texts.includes('loss (all positions)') && parsed.texts.includes('loss (outputs)'), 'the legend names both series');
+    assert.ok(parsed.paths >= 2, `a path per series (${parsed.paths})`);
+    // Print: the controls go, the charts stay.
+    await p2.emulateMedia({ media: 'print' });
+    assert.equal(await p2.$eval('#controls', (el) => getComputedStyle(el).display), 'none');
+    assert.notEqual(await p2.$eval('#chart-loss', (el) => getComputedStyle(el).display), 'none');
+    const pdf = await p2.pdf();
+    assert.equal(pdf.subarray(0, 4).toString(), '%PDF', 'the page prints to a PDF');
   });
 });
 
