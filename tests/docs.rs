@@ -56,7 +56,8 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
         let get = |k: &str, d: &str| f.get(k).cloned().unwrap_or_else(|| d.to_string());
         for k in f.keys() {
             assert!(
-                ["chapter", "c", "seed", "gamma", "lambda", "lambda-until", "controls", "only", "height"].contains(&k.as_str()),
+                ["chapter", "c", "seed", "gamma", "lambda", "lambda-until", "controls", "only", "height"]
+                    .contains(&k.as_str()),
                 "example {f:?}: no kept run has {k} set; add one or check it here"
             );
         }
@@ -64,21 +65,35 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
         match get("chapter", "plateau").as_str() {
             "plateau" => {
                 let c = get("c", "1");
-                let rows: Vec<MetricRow> = from_csv(&read(&format!("results/interactive-mws-c{c}-seed{seed}.csv"))).unwrap();
+                let rows: Vec<MetricRow> =
+                    from_csv(&read(&format!("results/interactive-mws-c{c}-seed{seed}.csv"))).unwrap();
                 let drop = rows.iter().find(|r| r.test_acc >= 0.5).map(|r| r.step);
-                assert!(drop.is_some(), "example {f:?} (c {c}, seed {seed}) never drops within {} steps", rows.last().unwrap().step);
+                assert!(
+                    drop.is_some(),
+                    "example {f:?} (c {c}, seed {seed}) never drops within {} steps",
+                    rows.last().unwrap().step
+                );
             }
             "init" => {
                 let g = get("gamma", "0.8");
-                let rows = from_csv(&read(&format!("results/interactive-anchors-transformer-g{g}-seed{seed}.csv"))).unwrap();
+                let rows =
+                    from_csv(&read(&format!("results/interactive-anchors-transformer-g{g}-seed{seed}.csv"))).unwrap();
                 let s = summarize_anchors(&rows, g.parse().unwrap(), seed.parse().unwrap(), 0.0);
                 assert_eq!(heldout_answer(&s), Answer::Inferential, "example {f:?}: small init should reason");
             }
             "syntax" => {
-                assert_eq!((get("lambda", "0"), get("lambda-until", "")), ("0.1".into(), "200".into()), "example {f:?}");
-                let rows = from_csv(&read(&format!("results/interactive-syntax-brief-suppression-seed{seed}.csv"))).unwrap();
+                assert_eq!(
+                    (get("lambda", "0"), get("lambda-until", "")),
+                    ("0.1".into(), "200".into()),
+                    "example {f:?}"
+                );
+                let rows =
+                    from_csv(&read(&format!("results/interactive-syntax-brief-suppression-seed{seed}.csv"))).unwrap();
                 let onset = plateau::chapters::syntax::onsets(&rows).number_drop;
-                assert!(onset.is_some_and(|s| s > 200), "example {f:?}: agreement should arrive after the suppression ends, got {onset:?}");
+                assert!(
+                    onset.is_some_and(|s| s > 200),
+                    "example {f:?}: agreement should arrive after the suppression ends, got {onset:?}"
+                );
             }
             other => panic!("example {f:?}: unknown chapter {other}"),
         }

@@ -118,8 +118,8 @@ async function boot() {
     });
     if (!state.page.only.length) state.page.only = null;
   }
-  applyPageFlags();
   state.cfg = parsed.config;
+  applyPageFlags();
   setControls(state.cfg);
   wireControls();
   $('boot').textContent = 'Starting the training worker…';

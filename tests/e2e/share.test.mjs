@@ -146,7 +146,9 @@ test('two figures in view: one trains at a time, Play hands over; `concurrent` l
       // Play in the waiting figure: it trains, the other waits.
       await off.click('#play');
       await off.waitForFunction(() => document.querySelector('#run-state').textContent === 'training', null, { timeout: WAIT_MS, polling: 200 });
-      await on.waitForFunction(() => /another figure/.test(document.querySelector('#hold').textContent), null, { timeout: WAIT_MS, polling: 200 });
+      await on.waitForFunction(() => /another figure/.test(document.querySelector('#hold').textContent)
+        && document.querySelector('#run-state').textContent === 'paused', null, { timeout: WAIT_MS, polling: 200 });
+      await page.waitForTimeout(600); // the counter shows the last chunk of the worker's run
       const a = await step(on);
       const b = await step(off);
       await page.waitForTimeout(2000);
@@ -162,9 +164,10 @@ test('only= shows just the listed charts, large, with their captions; the embed 
     await booted(page);
     const shown = await page.$$eval('main figure', (figs) => figs.filter((f) => f.offsetParent !== null).map((f) => f.querySelector('canvas')?.id ?? 'samples'));
     assert.deepEqual(shown, ['chart-loss', 'map-att'], 'only the two listed charts are on screen');
-    for (const sel of ['header', '#controls', '.intro']) {
+    for (const sel of ['header', '.intro', '#controls .control', '#csv']) {
       assert.equal(await page.$eval(sel, (el) => getComputedStyle(el).display === 'none' || el.closest('.flag-hidden') !== null), true, `${sel} is hidden`);
     }
+    assert.notEqual(await page.$eval('#play', (el) => getComputedStyle(el).display), 'none', 'Play stays, to start or pause the figure');
     const width = await page.$eval('#chart-loss', (el) => el.getBoundingClientRect().width);
     assert.ok(width > 560, `a chart of an only= figure is large (${width} px)`);
     assert.match(await page.$eval('#chart-loss', (el) => el.closest('figure').querySelector('figcaption').textContent), /Loss/);
@@ -188,7 +191,7 @@ test('only= shows just the listed charts, large, with their captions; the embed 
         error: doc.querySelector('parsererror')?.textContent ?? '',
         root: doc.documentElement.tagName,
         title: doc.querySelector('title')?.textContent ?? '',
-        texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+        texts: [...doc.querySelectorAll('text')].map((t) => t.textContent.trim()),
         paths: doc.querySelectorAll('polyline, path').length,
       };
     }, svg);
