@@ -113,12 +113,9 @@ fn pixel(c: &web_sys::HtmlCanvasElement, x: f64, y: f64) -> [u8; 4] {
     [d[0], d[1], d[2], d[3]]
 }
 
-#[wasm_bindgen_test]
-fn plotters_canvas_draws_heatmap_cells_and_lines() {
-    use plateau::web::charts::{draw_heatmap, draw_lines, HeatSpec, LineSpec, Series};
-    // A 2×2 signed map: −1, 0 / 0, +1 → blue, white, white, red; nothing masked.
-    let c = canvas(200, 200);
-    let spec = HeatSpec {
+/// A 2×2 signed map −1, 0 / 0, +1, nothing masked, no labels.
+fn signed_2x2() -> plateau::web::charts::HeatSpec {
+    plateau::web::charts::HeatSpec {
         values: vec![-1.0, 0.0, 0.0, 1.0],
         rows: 2,
         cols: 2,
@@ -136,7 +133,15 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         y_label: String::new(),
         scale: 1.0,
         dark: false,
-    };
+    }
+}
+
+#[wasm_bindgen_test]
+fn plotters_canvas_draws_heatmap_cells_and_lines() {
+    use plateau::web::charts::{draw_heatmap, draw_lines, LineSpec, Series};
+    // A 2×2 signed map: −1, 0 / 0, +1 → blue, white, white, red; nothing masked.
+    let c = canvas(200, 200);
+    let spec = signed_2x2();
     draw_heatmap(c.clone(), &spec).unwrap();
     // plot area: margin 6, y labels 30 on the left, x labels 24 at the bottom
     let (x0, x1, y0, y1) = (36.0, 194.0, 6.0, 170.0);
@@ -202,25 +207,7 @@ fn charts_export_as_svg_with_text_and_one_path_per_series() {
     for color in ["#0072b2", "#e69f00"] {
         assert!(lower.contains(&format!("stroke=\"{color}\"")), "a path in {color}: {svg}");
     }
-    let heat = HeatSpec {
-        values: vec![-1.0, 0.0, 0.0, 1.0],
-        rows: 2,
-        cols: 2,
-        signed: true,
-        vmin: -1.0,
-        vmax: 1.0,
-        mask_upper: false,
-        outline: vec![],
-        label_offset: 0,
-        tick_labels: vec![],
-        row_labels: vec![],
-        col_labels: vec![],
-        separators: vec![],
-        x_label: "key".into(),
-        y_label: "query".into(),
-        scale: 1.0,
-        dark: false,
-    };
+    let heat = HeatSpec { x_label: "key".into(), y_label: "query".into(), ..signed_2x2() };
     let svg = heatmap_svg(&heat, 200, 200).unwrap();
     assert!(svg.matches("<rect").count() >= 4, "one rect per cell: {svg}");
     assert!(svg.contains(">key<") && svg.contains(">query<"), "axis labels as text");
