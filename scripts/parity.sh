@@ -26,7 +26,7 @@ done
 cargo build --release --quiet --bin plateau
 DIR="$(mktemp -d)"
 trap 'rm -rf "$DIR"' EXIT
-target/release/plateau parity-dump --preset "$PRESET" --seed "$SEED" --steps "$STEPS" --c "$C" --quiet --out "$DIR/dump.json"
+"${CARGO_TARGET_DIR:-target}/release/plateau" parity-dump --preset "$PRESET" --seed "$SEED" --steps "$STEPS" --c "$C" --quiet --out "$DIR/dump.json"
 /usr/bin/python3 bench/parity.py "$DIR/dump.json"
 # Negative control: with one weight matrix 0.1 % off, the same comparison must fail.
 if /usr/bin/python3 bench/parity.py --perturb "$DIR/dump.json" >/dev/null 2>&1; then
