@@ -177,7 +177,10 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
 
 /// The contents of every `<text>` element of an SVG document, trimmed.
 fn svg_texts(svg: &str) -> Vec<String> {
-    svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string())).collect()
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+        .collect()
 }
 
 /// The vector export: the same line chart as SVG (it parses in the page: share.test.mjs) names its axis label in text, and draws
