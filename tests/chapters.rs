@@ -303,3 +303,36 @@ fn the_pages_chapter3_search_findings_are_the_ones_quoted_in_reproduction_md() {
     let section = section.split("<!-- END chapter3-search -->").next().unwrap();
     assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
+
+/// The one trainer's checkpoints serve chapters 2 and 3 too: a run resumed from a checkpoint
+/// (through the bytes the CLI writes) records the same rows and snapshots as the run that never
+/// stopped, chapter 2's PCA sign alignment (its carried state) included.
+#[test]
+fn chapters_2_and_3_resume_from_a_checkpoint_bit_for_bit() {
+    use plateau::train::checkpoint::{Checkpoint, CheckpointState};
+    use plateau::train::{Chapter, Trainer};
+    std::env::set_var("BURN_DEVICE", plateau::backend::CPU.flag());
+    fn check<C: Chapter>(cfg: RunConfig, at: usize, csv: fn(&[C::Row]) -> String)
+    where
+        C::Snapshot: std::fmt::Debug,
+    {
+        let mut straight = Trainer::<C>::new(cfg.clone(), &cpu_device()).unwrap();
+        while block_on(straight.advance()) == Status::Running {}
+        let mut first = Trainer::<C>::new(cfg, &cpu_device()).unwrap();
+        for _ in 0..at {
+            assert_eq!(block_on(first.advance()), Status::Running);
+        }
+        let cp = first.checkpoint().unwrap();
+        let state = CheckpointState::from_bytes(&cp.state.to_bytes()).unwrap();
+        let mut resumed = Trainer::<C>::from_checkpoint(Checkpoint { state, ..cp }, &cpu_device()).unwrap();
+        while block_on(resumed.advance()) == Status::Running {}
+        assert_eq!(csv(&resumed.history.rows), csv(&straight.history.rows));
+        assert_eq!(format!("{:?}", resumed.history.snapshots), format!("{:?}", straight.history.snapshots));
+    }
+    let mut a = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    (a.steps, a.batch, a.eval_batch, a.eval_every, a.snapshot_every) = (8, 64, 16, 2, 2);
+    check::<plateau::chapters::anchors::Anchors>(a, 5, anchors::to_csv);
+    let mut s = RunConfig::defaults(Task::Syntax, Preset::Interactive);
+    (s.steps, s.batch, s.eval_batch, s.eval_every, s.snapshot_every) = (6, 16, 16, 2, 2);
+    check::<plateau::chapters::syntax::Syntax>(s, 3, syntax::to_csv);
+}
