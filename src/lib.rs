@@ -35,6 +35,7 @@ pub mod model;
 pub mod report;
 pub mod rng;
 pub mod run;
+pub mod seeds;
 pub mod tensor;
 pub mod train;
 

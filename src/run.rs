@@ -99,6 +99,15 @@ impl Run {
         each!(self, t => csv_lines(t.history.rows.get(from..).unwrap_or_default()))
     }
 
+    /// The run's headline numbers for a seed summary ([`crate::seeds`]).
+    pub fn measures(&self) -> Vec<crate::seeds::Measure> {
+        match self {
+            Run::Plateau(t) => crate::seeds::plateau_measures(&t.history.rows),
+            Run::Anchors(t) => crate::seeds::anchors_measures(&t.history.rows),
+            Run::Syntax(t) => crate::seeds::syntax_measures(&t.history.rows),
+        }
+    }
+
     /// The latest training loss and the chapter's headline metric, named, for progress lines.
     pub fn progress(&self) -> (f64, &'static str, f64) {
         match self {

@@ -496,3 +496,50 @@ fn a_diverged_run_keeps_its_rows_exits_3_and_is_never_reused_as_finished() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("reusing"), "a diverged run is trained again, not reused: {err}");
 }
+
+#[test]
+fn run_seeds_writes_each_seed_as_its_own_run_and_summarize_reads_them() {
+    let many = tmp("seeds.csv");
+    let common = ["--steps", "8", "--eval-every", "4", "--quiet"];
+    let (code, _, err) = plateau(&[&["run", "--seeds", "1..3", "--out", many.to_str().unwrap()][..], &common].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 seeds (1, 2, 3)"), "{err}");
+    let text = std::fs::read_to_string(&many).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with("seed,step,loss,"), "{header}");
+    // Each seed's lines are exactly the single-seed run of that seed, with the seed in front.
+    let mut summaries = vec![];
+    for seed in ["1", "2", "3"] {
+        let one = tmp(&format!("seed{seed}.csv"));
+        let (code, _, err) = plateau(&[&["run", "--seed", seed, "--out", one.to_str().unwrap()][..], &common].concat());
+        assert_eq!(code, 0, "{err}");
+        let single = std::fs::read_to_string(&one).unwrap();
+        let mine: Vec<String> = text
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').next() == Some(seed))
+            .map(|l| l[seed.len() + 1..].to_string())
+            .collect();
+        assert_eq!(mine, single.lines().skip(1).map(str::to_string).collect::<Vec<_>>(), "seed {seed}");
+        assert_eq!(mine.len(), 3);
+        let rows: Vec<plateau::chapters::plateau::MetricRow> = plateau::history::from_csv(&single).unwrap();
+        summaries.push(rows.last().unwrap().test_acc);
+    }
+    // summarize: the median and range of the final test accuracy, computed by hand here.
+    let (code, out, err) = plateau(&["summarize", many.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("chapter 1, 3 seed(s)"), "{out}");
+    let mut s = summaries.clone();
+    s.sort_by(f64::total_cmp);
+    let want = format!("final test accuracy: median {:.2} (range {:.2}–{:.2})", s[1], s[0], s[2]);
+    assert!(out.contains(&want), "{out}\nwant {want}");
+    assert!(out.contains("drop step: "), "{out}");
+    // Refused: both flags, a bad list, a file that is not a metrics CSV.
+    let (code, _, err) = plateau(&["run", "--seeds", "0..2", "--seed", "1", "--out", many.to_str().unwrap()]);
+    assert_eq!((code, err.contains("--seed and --seeds")), (2, true), "{err}");
+    let (code, _, err) = plateau(&["run", "--seeds", "3..1", "--out", many.to_str().unwrap()]);
+    assert_eq!((code, err.contains("ends before it starts")), (2, true), "{err}");
+    std::fs::write(tmp("not.csv"), "a,b\n1,2\n").unwrap();
+    let (code, _, err) = plateau(&["summarize", tmp("not.csv").to_str().unwrap()]);
+    assert_eq!((code, err.contains("not a Plateau metrics CSV")), (2, true), "{err}");
+}

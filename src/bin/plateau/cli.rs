@@ -76,7 +76,14 @@ struct RowSink {
     out: String,
     tmp: String,
     file: std::io::BufWriter<std::fs::File>,
+    /// Rows of the current run already written.
     written: usize,
+    /// `"{seed},"` before every line of a multi-seed file (`--seeds`), else empty.
+    prefix: String,
+    /// The lines of the seeds already finished (multi-seed files), for a rewrite.
+    earlier: String,
+    /// Whether the header is in the file.
+    header: bool,
 }
 
 impl RowSink {
@@ -85,30 +92,57 @@ impl RowSink {
     fn create(out: &str) -> Result<RowSink, CliError> {
         let tmp = format!("{out}.partial");
         let file = std::fs::File::create(&tmp).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
-        Ok(RowSink { out: out.to_string(), tmp, file: std::io::BufWriter::new(file), written: 0 })
+        Ok(RowSink {
+            out: out.to_string(),
+            tmp,
+            file: std::io::BufWriter::new(file),
+            written: 0,
+            prefix: String::new(),
+            earlier: String::new(),
+            header: false,
+        })
+    }
+
+    /// The next run of a multi-seed file: its lines start with `seed,` (the header with a `seed`
+    /// column). The finished run's lines are kept for a rewrite.
+    fn next_seed(&mut self, seed: u64, finished: Option<&Run>) {
+        if let Some(run) = finished {
+            self.earlier.push_str(&self.prefixed(&run.csv_rows_from(0)));
+        }
+        self.prefix = format!("{seed},");
+        self.written = 0;
+    }
+
+    fn prefixed(&self, lines: &str) -> String {
+        lines.lines().map(|l| format!("{}{l}\n", self.prefix)).collect()
     }
 
     /// Appends the rows recorded since the last call (rewrites the file when the history was
     /// thinned, which drops old rows) and flushes.
     fn update(&mut self, run: &Run) -> Result<(), CliError> {
         let n = run.row_count();
-        if n == self.written {
+        if n == self.written && self.header {
             return Ok(());
         }
         let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.tmp));
+        let mut text = String::new();
         if n < self.written {
             self.file.flush().map_err(err)?;
             let f = std::fs::File::create(&self.tmp).map_err(err)?;
             self.file = std::io::BufWriter::new(f);
             self.written = 0;
+            self.header = false;
         }
         // Only the new rows are formatted (the header once): streaming stays linear in the run.
-        let mut text = String::new();
-        if self.written == 0 {
-            text.push_str(run.csv().lines().next().unwrap_or_default());
+        if !self.header {
+            let head = run.csv().lines().next().unwrap_or_default().to_string();
+            text.push_str(if self.prefix.is_empty() { "" } else { "seed," });
+            text.push_str(&head);
             text.push('\n');
+            text.push_str(&self.earlier);
+            self.header = true;
         }
-        text.push_str(&run.csv_rows_from(self.written));
+        text.push_str(&self.prefixed(&run.csv_rows_from(self.written)));
         self.file.write_all(text.as_bytes()).map_err(err)?;
         self.file.flush().map_err(err)?;
         self.written = n;
@@ -127,12 +161,17 @@ impl RowSink {
 
 const USAGE_HEAD: &str = "usage:
   plateau run [--KEY VALUE ...] [--backend flex|ndarray|wgpu] [--max-memory GB] [--quiet]
-              --out FILE.csv [--embeddings FILE.csv]
+              [--seeds 0..4 | --seeds 0,3,7] --out FILE.csv [--embeddings FILE.csv]
                         (every experiment parameter below is a flag; rows are written to
                          FILE.csv.partial as they are evaluated and renamed at the end; Ctrl-C or
                          SIGTERM stops at the next step and keeps them: exit 130/143; a config whose
                          memory estimate is over --max-memory (8 GB) is refused; --embeddings:
-                         chapter 2's embedding snapshots)
+                         chapter 2's embedding snapshots; --seeds: one run per seed, one after
+                         another (a range is inclusive: 0..4 is five seeds), into one CSV whose
+                         first column is seed, then the seeds' summary as plateau summarize prints it)
+  plateau summarize FILE.csv
+                        each headline number of the run(s) in FILE.csv (from plateau run, with or
+                         without --seeds) as the median and range over the seeds
   plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
               [--steps N] [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir DIR]
               [--checkpoint-every K] [--stop-after N]
@@ -377,16 +416,85 @@ fn drive(
 }
 
 fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
-    let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings", "max-memory"])?;
+    let flags = parse_flags(args, &["out", "backend", "quiet", "embeddings", "max-memory", "seeds"])?;
     let out = flags.get("out").ok_or_else(|| CliError("run needs --out FILE.csv".into()))?.to_string();
     let embeddings = flags.get("embeddings").map(str::to_string);
     if embeddings.is_some() && flags.cfg.experiment != plateau::config::Task::Anchors {
         return Err(CliError("--embeddings is for --experiment anchors (chapter 2)".into()));
     }
+    let seeds = match flags.get("seeds") {
+        None => None,
+        Some(text) => {
+            if args.iter().any(|a| a == "--seed" || a.starts_with("--seed=")) {
+                return Err(CliError("--seed and --seeds together: give one of them".into()));
+            }
+            if embeddings.is_some() {
+                return Err(CliError("--embeddings writes one run's snapshots: not with --seeds".into()));
+            }
+            Some(plateau::seeds::parse_seeds(text).map_err(CliError)?)
+        }
+    };
     let kind = flags.backend()?;
     apply_max_memory(&flags)?;
-    let mut run = Run::new(flags.cfg.clone(), &backend::device(kind))?;
+    let Some(seeds) = seeds else {
+        return run_one(&flags, kind, &out, embeddings.as_deref());
+    };
+    // `--seeds`: one run per seed, one after another, into one CSV with a `seed` column.
     let mut sink = RowSink::create(&out)?;
+    install_stop_handlers();
+    let quiet = flags.get("quiet").is_some();
+    eprintln!("{} seeds ({}) → {out}", seeds.len(), seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "));
+    let mut runs: Vec<Run> = vec![];
+    let mut diverged = 0;
+    let t0 = Instant::now();
+    for &seed in &seeds {
+        let mut cfg = flags.cfg.clone();
+        cfg.seed = seed;
+        let mut run = Run::new(cfg, &backend::device(kind))?;
+        sink.next_seed(seed, runs.last());
+        drive(&mut run, quiet, &format!("seed {seed}"), &mut |r| {
+            sink.update(r)?;
+            Ok(stop_signal() == 0)
+        })?;
+        sink.update(&run)?;
+        if matches!(run.status(), Status::Diverged(_)) {
+            diverged += 1;
+        }
+        let stopped = stop_signal() != 0;
+        runs.push(run);
+        if stopped {
+            break;
+        }
+    }
+    let last = runs.last().expect("at least one seed");
+    sink.finish(last)?;
+    let rows: usize = runs.iter().map(Run::row_count).sum();
+    if stop_signal() != 0 {
+        eprintln!(
+            "stopped by signal {} at step {} of seed {}: {rows} rows → {out}",
+            stop_signal(),
+            last.step(),
+            last.config().seed
+        );
+        return Ok(ExitCode::from((128 + stop_signal()) as u8));
+    }
+    eprintln!("{rows} rows of {} seeds → {out} ({:.1} s, {})", runs.len(), t0.elapsed().as_secs_f64(), kind.name());
+    let measures: Vec<_> = runs.iter().map(Run::measures).collect();
+    for line in plateau::seeds::summary_lines(&measures) {
+        eprintln!("  {line}");
+    }
+    Ok(if diverged > 0 {
+        eprintln!("{diverged} of {} seeds diverged", runs.len());
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `plateau run` of one seed: rows streamed to `out`, chapter 2's snapshots to `embeddings`.
+fn run_one(flags: &Flags, kind: BackendKind, out: &str, embeddings: Option<&str>) -> Result<ExitCode, CliError> {
+    let mut run = Run::new(flags.cfg.clone(), &backend::device(kind))?;
+    let mut sink = RowSink::create(out)?;
     install_stop_handlers();
     let secs = drive(&mut run, flags.get("quiet").is_some(), "run", &mut |r| {
         sink.update(r)?;
@@ -397,7 +505,7 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
         eprintln!("stopped by signal {} at step {}: {} rows → {out}", stop_signal(), run.step(), run.row_count());
         return Ok(ExitCode::from((128 + stop_signal()) as u8));
     }
-    if let (Some(path), Run::Anchors(t)) = (&embeddings, &run) {
+    if let (Some(path), Run::Anchors(t)) = (embeddings, &run) {
         std::fs::write(path, plateau::chapters::anchors::embeddings_csv(&t.history.snapshots))
             .map_err(|e| CliError(format!("cannot write {path}: {e}")))?;
         eprintln!("{} embedding snapshots → {path}", t.history.snapshots.len());
@@ -413,6 +521,21 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
         Status::Diverged(_) => ExitCode::from(3),
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// `plateau summarize FILE.csv`: each seed's headline numbers and their median and range.
+fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
+    let [path] = args else {
+        return Err(CliError("summarize needs one FILE.csv (written by plateau run, with or without --seeds)".into()));
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| CliError(format!("cannot read {path}: {e}")))?;
+    let (task, runs) = plateau::seeds::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
+    println!("{path}: chapter {}, {} seed(s)", task.chapter(), runs.len());
+    let measures: Vec<_> = runs.iter().map(|r| r.1.clone()).collect();
+    for line in plateau::seeds::summary_lines(&measures) {
+        println!("  {line}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_params() -> Result<ExitCode, CliError> {
@@ -469,11 +592,12 @@ pub fn main() -> ExitCode {
     let wants_help = args.iter().skip(1).any(|a| a == "--help" || a == "-h");
     let result = match args.first().map(String::as_str) {
         // `plateau run --help` and the like: the usage, not "flag --help needs a value".
-        Some("run" | "reproduce" | "bench" | "params") if wants_help => {
+        Some("run" | "reproduce" | "bench" | "params" | "summarize") if wants_help => {
             println!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
         Some("run") => cmd_run(&args[1..]),
+        Some("summarize") => cmd_summarize(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
         Some("parity-dump") => cmd_parity_dump(&args[1..]),

@@ -66,6 +66,32 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "default-warmup100",
+        "the interactive default with a 100-step warm-up",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "100"),
+            ("batch", "512"),
+            ("steps", "800"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "50"),
+        ],
+    ),
+    (
+        "default-3000",
+        "the interactive default trained 3000 steps",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "200"),
+            ("batch", "512"),
+            ("steps", "3000"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "250"),
+        ],
+    ),
+    (
         "reference-d32",
         "the pure reasoning task at width 32",
         &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512"), ("d-model", "32"), ("d-ff", "128")],

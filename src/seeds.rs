@@ -1,0 +1,371 @@
+//! Several seeds of one configuration: a curve's per-step band (median, minimum and maximum over
+//! the seeds) and each chapter's headline numbers as a median and a range.
+//!
+//! The page's seed bands, `plateau run --seeds` and `plateau summarize` all use these functions,
+//! so the same runs give the same summary in both.
+
+use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+use crate::config::Task;
+
+/// The median of `values` (finite ones only): the middle value of the sorted list, or the mean of
+/// the two middle values when their number is even; `None` when no value is finite.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+/// A curve over several seeds: at each x that at least one seed recorded with a finite value,
+/// the median, minimum and maximum over the seeds that recorded it (`count` of them). A seed that
+/// stopped early (diverged, or still training) leaves the band where it stops.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Band {
+    /// `(x, median)` in x order.
+    pub median: Vec<(f64, f64)>,
+    /// `(x, minimum)`.
+    pub lo: Vec<(f64, f64)>,
+    /// `(x, maximum)`.
+    pub hi: Vec<(f64, f64)>,
+    /// How many seeds have a finite value at each x.
+    pub count: Vec<usize>,
+}
+
+/// The [`Band`] of one curve, each run given as its `(x, y)` points (the steps of a run are
+/// distinct; points with a non-finite y are left out).
+pub fn band(runs: &[Vec<(f64, f64)>]) -> Band {
+    let mut xs: Vec<f64> = runs.iter().flatten().filter(|p| p.1.is_finite()).map(|p| p.0).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let mut out = Band::default();
+    for x in xs {
+        let ys: Vec<f64> =
+            runs.iter().filter_map(|r| r.iter().find(|p| p.0 == x).map(|p| p.1)).filter(|y| y.is_finite()).collect();
+        let Some(m) = median(&ys) else { continue };
+        out.median.push((x, m));
+        out.lo.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
+        out.hi.push((x, ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
+        out.count.push(ys.len());
+    }
+    out
+}
+
+/// One headline number of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// The step of an event, `None` when it did not happen in the run.
+    Step(Option<usize>),
+    /// A number (a non-finite one counts as missing).
+    Number(f64),
+    /// One of a few answers (chapter 2's held-out answer).
+    Category(&'static str),
+}
+
+/// A named headline number of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// What it is, as the summary names it ("drop step").
+    pub name: &'static str,
+    /// Its value in this run.
+    pub value: Value,
+}
+
+fn m(name: &'static str, value: Value) -> Measure {
+    Measure { name, value }
+}
+
+/// Chapter 1's headline numbers: the drop step (first evaluation with test accuracy ≥
+/// [`crate::chapters::plateau::summary::DROP_ACC`]), the final test accuracy, repetition and APM.
+pub fn plateau_measures(rows: &[MetricRow]) -> Vec<Measure> {
+    use crate::chapters::plateau::summary::{first_step, DROP_ACC};
+    let last = rows.last();
+    let at = |f: fn(&MetricRow) -> f64| Value::Number(last.map_or(f64::NAN, f));
+    vec![
+        m("drop step", Value::Step(first_step(rows, |r| r.test_acc >= DROP_ACC))),
+        m("final test accuracy", at(|r| r.test_acc)),
+        m("final repetition", at(|r| r.repetition)),
+        m("final APM", at(|r| r.apm)),
+    ]
+}
+
+/// Chapter 2's headline numbers: the held-out answer at the end and the step since which it held
+/// ([`crate::chapters::anchors::summary::answer_step`]), the most negative key order correlation,
+/// and the final seen-pair (reasoning) accuracy.
+pub fn anchors_measures(rows: &[AnchorRow]) -> Vec<Measure> {
+    use crate::chapters::anchors::summary::{answer_step, summarize_anchors, Answer};
+    let Some(last) = rows.last() else { return vec![] };
+    let s = summarize_anchors(rows, 0.0, 0, 0.0);
+    vec![
+        m("(4,3) answer", Value::Category(Answer::of(last.acc_inferential, last.acc_symmetric).name())),
+        m("answer settled at", Value::Step(answer_step(rows))),
+        m("most negative key order correlation", Value::Number(s.min_key_corr)),
+        m("final seen-pair accuracy", Value::Number(last.acc_reasoning)),
+    ]
+}
+
+/// Chapter 3's headline numbers: the structure onset, the verb-loss drop and the agreement onset
+/// (the number part's drop, [`crate::chapters::syntax::Onsets`]), the final agreement and the
+/// largest non-adjacent UAS.
+pub fn syntax_measures(rows: &[SyntaxRow]) -> Vec<Measure> {
+    let o = crate::chapters::syntax::onsets(rows);
+    let max_uas = rows.iter().map(|r| r.uas_nonadjacent).filter(|v| v.is_finite()).fold(f64::NAN, f64::max);
+    vec![
+        m("structure onset", Value::Step(o.structure)),
+        m("verb-loss drop", Value::Step(o.drop)),
+        m("agreement onset", Value::Step(o.number_drop)),
+        m("final agreement", Value::Number(rows.last().map_or(f64::NAN, |r| r.agreement_acc))),
+        m("max non-adjacent UAS", Value::Number(max_uas)),
+    ]
+}
+
+/// A number as the summary writes it: steps whole, other values with two decimals.
+fn fmt(v: f64, step: bool) -> String {
+    if step {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The summary of one measure over the seeds, as a line: for a step, the median and range over the
+/// seeds where the event happened and in how many it did; for a number, the median and range; for
+/// a category, how many seeds gave each answer. `runs[i]` holds seed i's measures (the same names
+/// in the same order, as the `*_measures` functions give them).
+pub fn summary_lines(runs: &[Vec<Measure>]) -> Vec<String> {
+    let n = runs.len();
+    let Some(first) = runs.first() else { return vec![] };
+    let mut out = vec![];
+    for (i, proto) in first.iter().enumerate() {
+        let values: Vec<&Value> = runs.iter().filter_map(|r| r.get(i)).map(|m| &m.value).collect();
+        let spread = |xs: &[f64], step: bool| -> Option<String> {
+            let med = median(xs)?;
+            let lo = xs.iter().copied().filter(|v| v.is_finite()).fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().copied().filter(|v| v.is_finite()).fold(f64::NEG_INFINITY, f64::max);
+            Some(format!("median {} (range {}–{})", fmt(med, step), fmt(lo, step), fmt(hi, step)))
+        };
+        let line = match &proto.value {
+            Value::Step(_) => {
+                let steps: Vec<f64> = values
+                    .iter()
+                    .filter_map(|v| if let Value::Step(Some(s)) = v { Some(*s as f64) } else { None })
+                    .collect();
+                match spread(&steps, true) {
+                    Some(s) => format!("{}: {s}, in {} of {n} seeds", proto.name, steps.len()),
+                    None => format!("{}: none, in 0 of {n} seeds", proto.name),
+                }
+            }
+            Value::Number(_) => {
+                let xs: Vec<f64> =
+                    values.iter().filter_map(|v| if let Value::Number(x) = v { Some(*x) } else { None }).collect();
+                let finite = xs.iter().filter(|x| x.is_finite()).count();
+                match spread(&xs, false) {
+                    Some(s) if finite == n => format!("{}: {s}", proto.name),
+                    Some(s) => format!("{}: {s}, over {finite} of {n} seeds", proto.name),
+                    None => format!("{}: not available", proto.name),
+                }
+            }
+            Value::Category(_) => {
+                let mut counts: Vec<(&str, usize)> = vec![];
+                for v in &values {
+                    if let Value::Category(c) = v {
+                        match counts.iter_mut().find(|(k, _)| k == c) {
+                            Some(e) => e.1 += 1,
+                            None => counts.push((c, 1)),
+                        }
+                    }
+                }
+                counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let parts: Vec<String> = counts.iter().map(|(k, c)| format!("{k} in {c}")).collect();
+                format!("{}: {} of {n} seeds", proto.name, parts.join(", "))
+            }
+        };
+        out.push(line);
+    }
+    out
+}
+
+/// The seeds' summary in one sentence (the page's headline under a seed band).
+pub fn summary_sentence(runs: &[Vec<Measure>]) -> String {
+    summary_lines(runs).join("; ")
+}
+
+/// A CSV of one or more runs, split by its `seed` column (a file without one is one run, seed
+/// `None`), each part with the header, in the order the seeds first appear.
+pub fn split_by_seed(text: &str) -> Result<Vec<(Option<u64>, String)>, String> {
+    let mut lines = text.lines();
+    let header = lines.next().filter(|h| !h.is_empty()).ok_or("empty CSV")?;
+    let Some(col) = header.split(',').position(|h| h == "seed") else {
+        return Ok(vec![(None, text.to_string())]);
+    };
+    let mut parts: Vec<(Option<u64>, String)> = vec![];
+    for (i, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
+        let cell = line.split(',').nth(col).ok_or_else(|| format!("line {}: too few fields", i + 2))?;
+        let seed: u64 =
+            cell.parse().map_err(|_| format!("line {}, column seed: {cell:?} is not a non-negative integer", i + 2))?;
+        let part = match parts.iter().position(|p| p.0 == Some(seed)) {
+            Some(k) => &mut parts[k].1,
+            None => {
+                parts.push((Some(seed), format!("{header}\n")));
+                &mut parts.last_mut().expect("just pushed").1
+            }
+        };
+        part.push_str(line);
+        part.push('\n');
+    }
+    Ok(parts)
+}
+
+/// Which chapter a metrics CSV belongs to, from its columns (each chapter's rows have columns the
+/// others lack): `Mws` stands for chapter 1.
+pub fn chapter_of_csv(text: &str) -> Option<Task> {
+    let header: Vec<&str> = text.lines().next()?.split(',').collect();
+    let has = |c: &str| header.contains(&c);
+    if has("uas_nonadjacent") {
+        Some(Task::Syntax)
+    } else if has("acc_inferential") {
+        Some(Task::Anchors)
+    } else if has("apm") {
+        Some(Task::Mws)
+    } else {
+        None
+    }
+}
+
+/// `plateau summarize`'s work: each seed's headline numbers from a metrics CSV (one run, or
+/// several with a `seed` column) and the chapter they belong to.
+pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<(Option<u64>, Vec<Measure>)>), String> {
+    use crate::history::from_csv;
+    let task = chapter_of_csv(text).ok_or(
+        "not a Plateau metrics CSV: its header has none of apm (chapter 1), acc_inferential (chapter 2), \
+         uas_nonadjacent (chapter 3)",
+    )?;
+    let mut out = vec![];
+    for (seed, part) in split_by_seed(text)? {
+        let measures = match task {
+            Task::Syntax => syntax_measures(&from_csv::<SyntaxRow>(&part)?),
+            Task::Anchors => anchors_measures(&from_csv::<AnchorRow>(&part)?),
+            _ => plateau_measures(&from_csv::<MetricRow>(&part)?),
+        };
+        if measures.is_empty() {
+            return Err(format!("seed {}: no rows", seed.map_or("–".into(), |s| s.to_string())));
+        }
+        out.push((seed, measures));
+    }
+    Ok((task, out))
+}
+
+/// `--seeds` values: a comma list (`0,3,7`) or an inclusive range (`0..4` is the five seeds 0 to
+/// 4), at most 64 seeds, each a non-negative integer; an error says what is wrong.
+pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+    let int =
+        |v: &str| v.trim().parse::<u64>().map_err(|_| format!("--seeds: {:?} is not a non-negative integer", v.trim()));
+    let seeds: Vec<u64> = match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (int(a)?, int(b.trim_start_matches('='))?);
+            if b < a {
+                return Err(format!("--seeds {text}: the range ends before it starts"));
+            }
+            if b - a >= 64 {
+                return Err(format!("--seeds {text}: at most 64 seeds"));
+            }
+            (a..=b).collect()
+        }
+        None => text.split(',').map(int).collect::<Result<_, _>>()?,
+    };
+    if seeds.len() > 64 {
+        return Err(format!("--seeds: at most 64 seeds, not {}", seeds.len()));
+    }
+    let mut seen = seeds.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() != seeds.len() {
+        return Err(format!("--seeds {text}: a seed is listed twice"));
+    }
+    Ok(seeds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts_skips_non_finite() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[f64::NAN, 5.0, f64::INFINITY]), Some(5.0));
+        assert_eq!(median(&[f64::NAN]), None);
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn band_is_median_min_max_over_the_seeds_that_reached_each_step() {
+        let a = vec![(0.0, 1.0), (10.0, 4.0), (20.0, 0.5)];
+        let b = vec![(0.0, 3.0), (10.0, 2.0)]; // stopped at step 10
+        let c = vec![(0.0, 2.0), (10.0, f64::NAN), (20.0, 1.5)];
+        let band = band(&[a, b, c]);
+        assert_eq!(band.median, vec![(0.0, 2.0), (10.0, 3.0), (20.0, 1.0)]);
+        assert_eq!(band.lo, vec![(0.0, 1.0), (10.0, 2.0), (20.0, 0.5)]);
+        assert_eq!(band.hi, vec![(0.0, 3.0), (10.0, 4.0), (20.0, 1.5)]);
+        assert_eq!(band.count, vec![3, 2, 2]);
+        assert_eq!(super::band(&[]), Band::default());
+    }
+
+    #[test]
+    fn summary_lines_count_events_numbers_and_answers() {
+        let run = |drop: Option<usize>, acc: f64, answer: &'static str| {
+            vec![
+                m("drop step", Value::Step(drop)),
+                m("final acc", Value::Number(acc)),
+                m("answer", Value::Category(answer)),
+            ]
+        };
+        let runs = vec![
+            run(Some(150), 0.9, "inferential"),
+            run(None, 0.5, "symmetric"),
+            run(Some(340), f64::NAN, "inferential"),
+            run(Some(195), 1.0, "neither"),
+        ];
+        assert_eq!(
+            summary_lines(&runs),
+            vec![
+                "drop step: median 195 (range 150–340), in 3 of 4 seeds",
+                "final acc: median 0.90 (range 0.50–1.00), over 3 of 4 seeds",
+                "answer: inferential in 2, neither in 1, symmetric in 1 of 4 seeds",
+            ]
+        );
+        let none = vec![run(None, 1.0, "neither"), run(None, 0.0, "neither")];
+        assert_eq!(summary_lines(&none)[0], "drop step: none, in 0 of 2 seeds");
+        assert_eq!(summary_lines(&none)[1], "final acc: median 0.50 (range 0.00–1.00)");
+        assert!(summary_lines(&[]).is_empty());
+    }
+
+    #[test]
+    fn seeds_parse_as_lists_and_inclusive_ranges() {
+        assert_eq!(parse_seeds("0..4").unwrap(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(parse_seeds("3").unwrap(), vec![3]);
+        assert_eq!(parse_seeds("0, 5,2").unwrap(), vec![0, 5, 2]);
+        assert_eq!(parse_seeds("2..2").unwrap(), vec![2]);
+        for bad in ["4..0", "-1..3", "0..100", "a", "0,0", "1.5", "", "0..", "nan"] {
+            assert!(parse_seeds(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn csv_splits_by_seed_and_names_its_chapter() {
+        let text = "seed,step,apm\n1,0,0.5\n1,10,0.6\n0,0,0.4\n";
+        let parts = split_by_seed(text).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0], (Some(1), "seed,step,apm\n1,0,0.5\n1,10,0.6\n".to_string()));
+        assert_eq!(parts[1], (Some(0), "seed,step,apm\n0,0,0.4\n".to_string()));
+        assert_eq!(split_by_seed("step,apm\n0,1\n").unwrap(), vec![(None, "step,apm\n0,1\n".to_string())]);
+        assert!(split_by_seed("seed,step\nx,0\n").unwrap_err().contains("line 2"));
+        assert_eq!(chapter_of_csv(text), Some(Task::Mws));
+        assert_eq!(chapter_of_csv("step,acc_inferential\n"), Some(Task::Anchors));
+        assert_eq!(chapter_of_csv("step,uas_nonadjacent,acc_inferential\n"), Some(Task::Syntax));
+        assert_eq!(chapter_of_csv("a,b\n"), None);
+        assert!(measures_from_csv("a,b\n1,2\n").unwrap_err().contains("not a Plateau metrics CSV"));
+    }
+}
