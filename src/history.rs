@@ -99,6 +99,18 @@ pub fn to_csv<R: Row>(columns: &[String], rows: &[R]) -> String {
     columns.join(",") + "\n" + &csv_lines(rows)
 }
 
+/// The CSV of several seeds' runs in one file: a `seed` column, then `columns`; each seed's lines
+/// in the order given (what `plateau run --seeds` writes, and the page's seed-band download).
+pub fn to_csv_seeded<R: Row>(columns: &[String], runs: &[(u64, &[R])]) -> String {
+    let mut s = format!("seed,{}\n", columns.join(","));
+    for (seed, rows) in runs {
+        for line in csv_lines(rows).lines() {
+            s.push_str(&format!("{seed},{line}\n"));
+        }
+    }
+    s
+}
+
 /// One line of a CSV file, with its header, for [`Row::read`].
 pub struct Record<'a> {
     header: &'a [&'a str],

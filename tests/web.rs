@@ -164,6 +164,7 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
             points: (0..=10).map(|x| (x as f64, 0.5)).collect(),
             dashed: false,
         }],
+        bands: vec![],
         markers: vec![],
         scale: 2.0,
         dark: false,
@@ -201,6 +202,7 @@ fn charts_export_as_svg_with_text_and_one_path_per_series() {
         y_log: false,
         y_label: "accuracy".into(),
         series: vec![series("test", "#0072b2", 0.25), series("train", "#e69f00", 0.75)],
+        bands: vec![],
         markers: vec![],
         scale: 1.0,
         dark: false,
@@ -315,4 +317,39 @@ async fn long_run_memory_stays_flat_in_the_browser() {
     assert_eq!(t.history.rows.len(), 1201);
     web_sys::console::log_1(&format!("BENCH browser memory: {at_300} bytes at step 300, {at_end} at step 1200").into());
     assert!(at_end <= at_300 + 1_000_000, "linear memory grew from {at_300} to {at_end} bytes");
+}
+
+/// A seed band is drawn under its curve as one filled polygon in the curve's colour (the SVG
+/// names it), and a chart without bands has none.
+#[wasm_bindgen_test]
+fn a_seed_band_is_one_filled_polygon_in_its_curves_colour() {
+    use plateau::web::charts::{lines_svg, BandSpec, LineSpec, Series};
+    let spec = |bands: Vec<BandSpec>| LineSpec {
+        x_max: 10.0,
+        y_min: 0.0,
+        y_max: 1.0,
+        y_log: false,
+        y_label: "accuracy".into(),
+        series: vec![Series {
+            label: "test".into(),
+            color: "#0072b2".into(),
+            points: (0..=10).map(|x| (x as f64, 0.5)).collect(),
+            dashed: false,
+        }],
+        bands,
+        markers: vec![],
+        scale: 1.0,
+        dark: false,
+        legend: "ul".into(),
+    };
+    let band = BandSpec {
+        color: "#0072b2".into(),
+        lo: (0..=10).map(|x| (x as f64, 0.25)).collect(),
+        hi: (0..=10).map(|x| (x as f64, 0.75)).collect(),
+    };
+    let svg = lines_svg(&spec(vec![band]), 480, 300).unwrap().to_lowercase();
+    let polygons: Vec<&str> = svg.split("<polygon").skip(1).collect();
+    assert_eq!(polygons.len(), 1, "one band polygon: {svg}");
+    assert!(polygons[0].contains("#0072b2"), "in the curve's colour: {}", polygons[0]);
+    assert!(!lines_svg(&spec(vec![]), 480, 300).unwrap().contains("<polygon"));
 }

@@ -6,10 +6,11 @@ import init, { paramSchema, parseQuery, runHeadline } from './pkg/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
-import { wireExports } from './exports.js';
+import { download, wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, chartIds } from './pageflags.js';
-import { onMessage, startRun, updateRate } from './protocol.js';
+import { onMessage, setSeeds, startRun, updateRate } from './protocol.js';
+import { MAX_SEEDS, seedsCsvText } from './seeds.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 window.addEventListener('error', (e) => showError(`Something went wrong: ${e.message}`));
@@ -50,6 +51,8 @@ function wireControls() {
     $('pin').textContent = state.pinned ? 'Unpin' : 'Pin for comparison';
     scheduleDraw(true);
   });
+  $('seeds').addEventListener('change', () => setSeeds(Number(field('seeds').value)));
+  $('seeds-csv').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
   wireExports();
   watchHolds();
   darkScheme.addEventListener('change', () => scheduleDraw(true));
@@ -118,6 +121,13 @@ async function boot() {
     });
     if (!state.page.only.length) state.page.only = null;
   }
+  if (params.has('seeds')) {
+    const v = params.get('seeds');
+    const n = /^[0-9]+$/.test(v) ? Number(v) : NaN;
+    if (n >= 1 && n <= MAX_SEEDS) state.page.seeds = n;
+    else notice(`Invalid seeds="${v}" (allowed: 1 to ${MAX_SEEDS}); training one seed.`);
+  }
+  field('seeds').value = String(state.page.seeds);
   state.cfg = parsed.config;
   applyPageFlags();
   setControls(state.cfg);

@@ -3,6 +3,7 @@
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
 import { $, canvasById, field, C, darkScheme, reducedMotion } from './dom.js';
+import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
 
 
@@ -69,7 +70,7 @@ export function fit(canvas) {
   return dpr;
 }
 
-/** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay). */
+/** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay and the seed band). */
 export const col = (key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
 
 /** Markers of the run's events: chapter 1's drop, chapter 3's onsets. */
@@ -100,9 +101,13 @@ export function lineChart(id, series, opts) {
     const { key } = series[0].points;
     if (key) series = [...series, { label: `pinned: ${series[0].label}`, color: C.grey, dashed: true, points: p.rows.map((r) => [r.step, r[key]]) }];
   }
+  // A seed band: the curves become medians over the seeds, their ranges shaded; the event
+  // markers stay those of the run on screen, and say so.
+  const banded = withBands(series);
+  if (bandActive()) for (const m of markers) m.label = `seed ${state.runCfg.seed}: ${m.label}`;
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
-  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series, markers, scale, dark: darkScheme.matches, ...opts });
+  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series: banded.series, bands: banded.bands, markers, scale, dark: darkScheme.matches, ...opts });
 }
 
 export function range(values, lo, hi) {
@@ -141,7 +146,7 @@ export function drawCompare() {
 
 /** The drawing jobs of a redraw: the status line, the comparison, then the chapter's charts. */
 export function drawJobs() {
-  return [drawStatus, drawCompare, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => c.draw)];
+  return [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => c.draw)];
 }
 
 /** Chapter 1's line charts, one job each. @returns {Chart[]} */
@@ -241,7 +246,8 @@ function anchorJobs() {
     { chapter: 2, canvases: ['chart-keydist'], draw: () => {
       const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
       const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
-      const bin = (k) => state.rows.map((r) => [r.step, r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
+      const get = (k) => (r) => (r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN);
+      const bin = (k) => Object.assign(state.rows.map((r) => [r.step, get(k)(r)]), { get: get(k) });
       const series = bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
       lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
       const r = last();

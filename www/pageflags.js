@@ -1,5 +1,5 @@
 // @ts-check
-// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`) and the address
+// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`) and the address
 // bar, which always holds the engine's query of the next reset's config plus these keys.
 import { configQuery } from './pkg/plateau.js';
 import { CHARTS } from './charts.js';
@@ -26,6 +26,7 @@ export function pageQuery() {
   if (state.page.controls) out.push(`controls=${state.page.controls.join(',')}`);
   if (!state.page.autoplay) out.push('autoplay=0');
   if (state.page.only) out.push(`only=${state.page.only.join(',')}`);
+  if (state.page.seeds > 1) out.push(`seeds=${state.page.seeds}`);
   return out;
 }
 

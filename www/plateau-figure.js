@@ -9,7 +9,7 @@
 // `chapter` is plateau | init | syntax (or any experiment name); every other attribute except
 // `height`, `title` and `concurrent` is passed on as a URL parameter of the page (schema keys such
 // as `c`, `gamma`, `seed`, `preset`, and the page keys `controls`, `hide`, `autoplay`, `backend`,
-// `only`). The page validates them and shows a notice for a bad one. Each figure is an <iframe> of
+// `only`, `seeds`). The page validates them and shows a notice for a bad one. Each figure is an <iframe> of
 // the page, with its own worker and run. By default the prose and the chapter navigation are
 // hidden (`hide="prose,nav"`).
 //

@@ -9,6 +9,7 @@ import { $, notice, showError } from './dom.js';
 import { download } from './exports.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
+import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 /** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
@@ -66,8 +67,10 @@ export function startRun() {
   if (state.page.autoplay) state.holds.delete('user');
   else state.holds.add('user');
   state.runDone = false;
+  state.mainDone = false;
+  resetBand();
   state.wantRunning = state.holds.size === 0;
-  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning });
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds });
   syncHolds();
   scheduleDraw(true);
 }
@@ -91,7 +94,7 @@ export function onMessage(e) {
       state.running = msg.running;
       $('play').textContent = msg.running ? 'Pause' : 'Play';
       $('play').setAttribute('aria-pressed', msg.running ? 'false' : 'true');
-      if ($('run-state').textContent !== 'diverged' && $('run-state').textContent !== 'finished') {
+      if (!state.mainDone) {
         $('run-state').textContent = msg.running ? 'training' : 'paused';
       }
       break;
@@ -107,18 +110,51 @@ export function onMessage(e) {
       state.steps = msg.steps;
       if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
       else if (msg.status === 'finished') $('run-state').textContent = 'finished';
-      if (msg.status !== 'running' && !state.runDone) { state.runDone = true; syncHolds(); }
+      if (msg.status !== 'running') state.mainDone = true;
+      noteDone();
       updateRate();
       noteDrop();
       noteVerdict(msg.rows, msg.status);
       scheduleDraw(false);
       break;
     }
+    case 'band':
+      if (msg.run !== state.run) break;
+      onBandChunk(msg);
+      noteDone();
+      scheduleDraw(false);
+      break;
     case 'notice': notice(msg.message); break;
     case 'csv': download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, msg.csv, 'text/csv'); break;
     case 'error': showError(msg.message); break;
     default: break;
   }
+}
+
+/** The run is done when the run on screen and its seed band's runs have all stopped: the holds
+ * (and the host's coordinator) hear of it once. */
+export function noteDone() {
+  const done = state.mainDone && bandComplete();
+  if (done !== state.runDone) { state.runDone = done; syncHolds(); }
+}
+
+/** The reader changed the number of seeds: the band's seeds follow, the URL keeps it, and a finished
+ * run trains the seeds it lacks. @param {number} n */
+export function setSeeds(n) {
+  state.page.seeds = n;
+  syncUrl();
+  if (!state.runCfg) return;
+  const keep = state.band;
+  resetBand();
+  for (const s of state.band.seeds) {
+    if (keep.rows.has(s)) state.band.rows.set(s, keep.rows.get(s));
+    if (keep.done.has(s)) state.band.done.add(s);
+  }
+  send({ type: 'seeds', seeds: state.band.seeds, done: [...state.band.done] });
+  noteDone();
+  if (!state.runDone) syncHolds(true);
+  drawBand();
+  scheduleDraw(true);
 }
 
 /** Chapter 1: when the drop (the engine's `dropStep`) first shows, remember the training time it

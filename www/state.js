@@ -14,9 +14,10 @@
  * @typedef {{cfg: Config, rows: Row[], headline: string | undefined}} Pinned
  * @typedef {{id: number, cfg: Config, headline: string | undefined}} PastRun
  * A message to the worker (see www/worker.js).
- * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean}
+ * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean, seeds: number[]}
  *   | {type: 'pause' | 'resume' | 'step' | 'csv'}
  *   | {type: 'set', key: string, value: string}
+ *   | {type: 'seeds', seeds: number[], done: number[]}
  *   | {type: 'test', what: string}} ToWorker
  */
 
@@ -24,10 +25,11 @@
  * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[],
  *   snaps: Snap[], omega: number[][], steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
- *   runDone: boolean, scrub: number | null, runMs: number, runSince: number | null,
+ *   runDone: boolean, mainDone: boolean,
+ *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, backendOverride: string,
- *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null},
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
@@ -44,7 +46,9 @@ export const state = {
   holds: new Set(), // why the run waits (www/holds.js); it trains when this is empty
   wantRunning: true,
   readyForHost: false,
-  runDone: false, // the run on screen finished or diverged
+  runDone: false, // the run on screen finished or diverged, and so did its seed band's runs
+  mainDone: false, // the run on screen finished or diverged
+  band: { seeds: [], rows: new Map(), done: new Set() }, // the other seeds of a seed band (www/seeds.js)
   scrub: null, // snapshot index, or null to follow the run
   runMs: 0,
   runSince: null,
@@ -55,7 +59,7 @@ export const state = {
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   backendOverride: '',
-  page: { hide: [], controls: null, autoplay: true, only: null }, // page-only URL keys
+  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1 }, // page-only URL keys
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed

@@ -3,10 +3,14 @@
 // from the page (pause, step, set, reset) are handled between chunks.
 //
 // Protocol (page → worker):
-//   {type:'start', run, config, backend}  new run ("webgpu" | "cpu" | "" = choose); autoplay;
-//                                      run: the page's id for it, echoed in 'backend' and 'chunk'
+//   {type:'start', run, config, backend, seeds}  new run ("webgpu" | "cpu" | "" = choose);
+//                                      autoplay; run: the page's id for it, echoed in 'backend',
+//                                      'chunk' and 'band'; seeds: the seed band's other seeds,
+//                                      trained one after another once the run finishes
 //   {type:'pause'} {type:'resume'} {type:'step'}
-//   {type:'set', key, value}           live parameter (c, c-from, lr, …)
+//   {type:'set', key, value}           live parameter (c, c-from, lr, …); recorded with the step
+//                                      it was made at, so the band's seeds replay it there
+//   {type:'seeds', seeds}              the seed band's seeds from now on
 //   {type:'csv'}                       reply {type:'csv', csv}
 //   {type:'test', what}                fault injection for the end-to-end tests:
 //                                      'diverge' (infinite learning rate) or 'device-loss'
@@ -15,6 +19,7 @@
 //   {type:'ready'}                     wasm loaded
 //   {type:'backend', run, backend, reason, params, omega}
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
+//   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
 //   {type:'error', message}
 import init, { Session, chooseBackend, forgetWebgpu } from './pkg/plateau.js';
@@ -27,6 +32,12 @@ let queue = [];
 let wake = null;
 let run = 0; // the page's id of the current run, echoed in 'backend' and 'chunk'
 let current = null; // the start message of the current run (config and backend), for a restart
+let mainDone = false; // the run on screen stopped (finished or diverged)
+let mainStep = 0; // the step the run on screen has reached
+let schedule = []; // the live changes of the run: {step, key, value}, in order
+// The seed band: the seeds still to train, the session of the one training, how many of the
+// schedule's changes it has applied.
+let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
 
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
 const devices = [];
@@ -51,10 +62,21 @@ self.onmessage = (e) => {
 // A macrotask boundary: lets queued messages arrive.
 const tick = () => new Promise((resolve) => { const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(0); });
 
+function dropBandSession() {
+  if (band.session) { try { band.session.free(); } catch (e) { /* already unusable */ } }
+  band.session = null;
+  band.seed = null;
+}
+
 async function start(msg) {
   run = msg.run;
   current = msg;
   if (session) { session.free(); session = null; }
+  dropBandSession();
+  band.seeds = (msg.seeds || []).slice();
+  mainDone = false;
+  mainStep = 0;
+  schedule = [];
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
   let reason = msg.reason || choice.reason;
@@ -105,7 +127,36 @@ async function chunk(budget, maxSteps) {
     failChunk = null;
   }
   post({ type: 'chunk', run, ...out });
-  if (out.status !== 'running') { running = false; post({ type: 'state', running }); }
+  mainStep = out.step;
+  if (out.status !== 'running') {
+    mainDone = true;
+    if (!band.seeds.length) { running = false; post({ type: 'state', running }); }
+  }
+}
+
+/** Trains the seed band's next stretch: the first seed left, from the run's start config with its
+ * own seed, its live changes applied at the steps the run made them. */
+async function bandChunk() {
+  if (!band.session) {
+    band.seed = band.seeds[0];
+    band.session = await Session.create({ ...current.config, seed: band.seed }, session.backend);
+    band.applied = 0;
+    band.step = 0;
+  }
+  while (band.applied < schedule.length && schedule[band.applied].step <= band.step) {
+    const c = schedule[band.applied];
+    try { band.session.setParam(c.key, c.value); } catch (err) { /* refused for the run too: it said so then */ }
+    band.applied += 1;
+  }
+  const until = band.applied < schedule.length ? schedule[band.applied].step - band.step : 1000;
+  const out = await band.session.runFor(CHUNK_MS, Math.max(1, Math.min(1000, until)));
+  band.step = out.step;
+  post({ type: 'band', run, seed: band.seed, step: out.step, steps: out.steps, status: out.status, rows: out.rows });
+  if (out.status !== 'running') {
+    dropBandSession();
+    band.seeds.shift();
+    if (!band.seeds.length) { running = false; post({ type: 'state', running }); }
+  }
 }
 
 async function handle(msg) {
@@ -116,9 +167,16 @@ async function handle(msg) {
     case 'step': if (session) { running = false; post({ type: 'state', running }); await chunk(0, 1); } break;
     case 'set':
       if (session) {
-        try { session.setParam(msg.key, String(msg.value)); }
+        try { session.setParam(msg.key, String(msg.value)); schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) }); }
         catch (err) { post({ type: 'notice', message: err.message || String(err) }); }
       }
+      break;
+    case 'seeds':
+      if (band.seed !== null && !msg.seeds.includes(band.seed)) dropBandSession();
+      // The seed training now stays first; seeds the page already has are not trained again.
+      band.seeds = band.seed !== null && msg.seeds.includes(band.seed)
+        ? [band.seed, ...msg.seeds.filter((s) => s !== band.seed && !msg.done?.includes(s))]
+        : msg.seeds.filter((s) => !msg.done?.includes(s));
       break;
     case 'csv': post({ type: 'csv', csv: session ? session.csv() : '' }); break;
     case 'test':
@@ -140,9 +198,15 @@ async function main() {
   for (;;) {
     try {
       while (queue.length) await handle(queue.shift());
-      if (running && session) {
+      if (running && session && !mainDone) {
         await chunk(CHUNK_MS, 1000);
         await tick();
+      } else if (running && session && band.seeds.length) {
+        await bandChunk();
+        await tick();
+      } else if (running) {
+        running = false;
+        post({ type: 'state', running });
       } else {
         await new Promise((r) => { wake = r; });
       }

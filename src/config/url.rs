@@ -55,7 +55,7 @@ pub const URL_VERSION: u32 = 1;
 /// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
 /// `maps`), `controls` (comma list of control keys to show), `autoplay` (`0` | `1`), `only`
 /// (comma list of chart ids: just those charts, large).
-pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay", "only"];
+pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay", "only", "seeds"];
 
 /// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
 /// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.

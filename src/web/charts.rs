@@ -27,6 +27,18 @@ pub struct Series {
     pub dashed: bool,
 }
 
+/// A shaded range of one curve over several seeds: its minimum and maximum at each step
+/// ([`crate::seeds::Band`]), drawn under the curves in the curve's colour.
+#[derive(Deserialize)]
+pub struct BandSpec {
+    /// `#rrggbb`, the colour of the curve it belongs to.
+    pub color: String,
+    /// `(x, minimum)` in step order.
+    pub lo: Vec<(f64, f64)>,
+    /// `(x, maximum)` in step order.
+    pub hi: Vec<(f64, f64)>,
+}
+
 /// A vertical marker line.
 #[derive(Deserialize)]
 pub struct Marker {
@@ -53,6 +65,9 @@ pub struct LineSpec {
     pub y_label: String,
     /// Lines.
     pub series: Vec<Series>,
+    /// Seed bands, drawn under the lines.
+    #[serde(default)]
+    pub bands: Vec<BandSpec>,
     /// Vertical markers (e.g. the drop step, the scrubber position).
     #[serde(default)]
     pub markers: Vec<Marker>,
@@ -233,6 +248,16 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         let at = (px, top - ((lines - line) as f64 * line_h) as i32);
         root.draw(&PathElement::new(vec![(px, at.1), (px, top)], fg.mix(0.25))).map_err(err)?;
         root.draw(&Text::new(text, at, font(10.0).pos(Pos::new(hpos, VPos::Top)))).map_err(err)?;
+    }
+    for b in &spec.bands {
+        let finite = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
+            pts.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect()
+        };
+        let mut outline = finite(&b.lo);
+        outline.extend(finite(&b.hi).into_iter().rev());
+        if outline.len() >= 3 {
+            chart.draw_series(std::iter::once(Polygon::new(outline, hex(&b.color).mix(0.2).filled()))).map_err(err)?;
+        }
     }
     for ser in &spec.series {
         let color = hex(&ser.color);

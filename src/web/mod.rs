@@ -405,6 +405,65 @@ pub fn series_summary(label: String, points: JsValue, digits: usize) -> String {
     crate::report::series_summary(&label, &points, digits)
 }
 
+/// A curve's band over several seeds ([`crate::seeds::band`]): `runs` holds one
+/// `[[step, value], …]` per seed; returns `{median, lo, hi, count}` (each a list in step order).
+#[wasm_bindgen(js_name = seedBand)]
+pub fn seed_band(runs: JsValue) -> JsValue {
+    let runs: Vec<Vec<(f64, f64)>> = serde_wasm_bindgen::from_value(runs).unwrap_or_default();
+    to_js(&crate::seeds::band(&runs))
+}
+
+/// The seeds' summary of one chapter's runs (`runs`: one row array per seed), one sentence of
+/// medians and ranges ([`crate::seeds::summary_sentence`]), or `undefined` for an unknown chapter
+/// or rows that do not read.
+#[wasm_bindgen(js_name = seedsSummary)]
+pub fn seeds_summary(experiment: String, runs: JsValue) -> Option<String> {
+    use crate::config::Task;
+    let measures: Vec<Vec<crate::seeds::Measure>> = match Task::parse(&experiment)? {
+        Task::Mws | Task::PrefixSum => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
+            .ok()?
+            .iter()
+            .map(|r: &Vec<_>| crate::seeds::plateau_measures(r))
+            .collect(),
+        Task::Anchors => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
+            .ok()?
+            .iter()
+            .map(|r: &Vec<_>| crate::seeds::anchors_measures(r))
+            .collect(),
+        Task::Syntax => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
+            .ok()?
+            .iter()
+            .map(|r: &Vec<_>| crate::seeds::syntax_measures(r))
+            .collect(),
+    };
+    Some(crate::seeds::summary_sentence(&measures))
+}
+
+/// One CSV of several seeds' rows of a run of `config` (`runs`: `[{seed, rows}, …]`), the `seed`
+/// column first ([`crate::history::to_csv_seeded`]): the text `plateau run --seeds` writes.
+#[wasm_bindgen(js_name = seedsCsv)]
+pub fn seeds_csv(config: JsValue, runs: JsValue) -> Result<String, JsValue> {
+    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+    use crate::history::{to_csv_seeded, Row};
+    #[derive(serde::Deserialize)]
+    struct Seeded<R> {
+        seed: u64,
+        rows: Vec<R>,
+    }
+    fn csv<R: Row + serde::de::DeserializeOwned>(cfg: &RunConfig, runs: JsValue) -> Result<String, JsValue> {
+        let runs: Vec<Seeded<R>> =
+            serde_wasm_bindgen::from_value(runs).map_err(|e| js_err(format!("invalid seed rows: {e}")))?;
+        let runs: Vec<(u64, &[R])> = runs.iter().map(|r| (r.seed, r.rows.as_slice())).collect();
+        Ok(to_csv_seeded(&R::columns(cfg), &runs))
+    }
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    match cfg.experiment.chapter() {
+        2 => csv::<AnchorRow>(&cfg, runs),
+        3 => csv::<SyntaxRow>(&cfg, runs),
+        _ => csv::<MetricRow>(&cfg, runs),
+    }
+}
+
 /// The first recorded step with test accuracy ≥ 0.5 (the drop), or `undefined`.
 #[wasm_bindgen(js_name = dropStep)]
 pub fn drop_step(rows: JsValue) -> Option<usize> {

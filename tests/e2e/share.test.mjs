@@ -338,3 +338,67 @@ test('every control comes from the schema, with its range; a rejected value neve
     assert.match(await text(page, '#notices'), /seed/, 'a notice says why');
   });
 });
+
+test('a seed band trains the next seeds, replays live changes, draws median and range, exports one CSV', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('seeds', { query: '?seeds=3&steps=20&eval-every=5&snapshot-every=10&autoplay=0' });
+  await run(async () => {
+    await booted(page);
+    assert.equal(await page.$eval('#seeds', (el) => el.value), '3', 'seeds= sets the control');
+    // A live change before the first step (c from 1 to 10^0.5 ≈ 3.16, as in chapter1.test.mjs):
+    // the band's seeds replay it.
+    await page.focus('#c');
+    await page.keyboard.press('End');
+    for (let i = 0; i < 150; i += 1) await page.keyboard.press('ArrowLeft');
+    const c = parseFloat(await text(page, '#c-out'));
+    assert.ok(c > 1, `c moved: ${c}`);
+    await page.click('#play');
+    await waitFn(page, () => /3 of 3 finished/.test(document.querySelector('#band').textContent));
+    assert.equal(await text(page, '#run-state'), 'finished');
+    const band = await text(page, '#band');
+    t.diagnostic(band);
+    assert.match(band, /^3 seeds \(0, 1, 2\), 3 of 3 finished\. Over the finished seeds: drop step: /);
+    assert.match(await page.evaluate(() => window.location.search), /[?&]seeds=3(&|$)/, 'the URL keeps seeds=3');
+
+    const seedsCsv = readFileSync((await download(page, () => page.click('#seeds-csv'), 'share-seeds.csv')).path, 'utf8');
+    const mainCsv = readFileSync((await download(page, () => page.click('#csv'), 'share-seeds-main.csv')).path, 'utf8');
+    const [header, ...lines] = seedsCsv.trim().split('\n');
+    assert.equal(header, `seed,${mainCsv.split('\n')[0]}`, 'the header is the run\'s with a seed column first');
+    const cols = header.split(',');
+    const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i], v])));
+    assert.deepEqual([...new Set(rows.map((r) => r.seed))], ['0', '1', '2'], 'the seeds in order');
+    for (const s of ['0', '1', '2']) {
+      assert.deepEqual(rows.filter((r) => r.seed === s).map((r) => r.step), ['0', '5', '10', '15', '20'], `seed ${s}'s steps`);
+    }
+    assert.deepEqual(lines.filter((l) => l.startsWith('0,')).map((l) => l.slice(2)), mainCsv.trim().split('\n').slice(1),
+      'seed 0 is the run on screen, row for row');
+    for (const r of rows) assert.equal(Number(r.mask_c), c, `seed ${r.seed} step ${r.step} trained with the live c`);
+    const finalLoss = (s) => rows.filter((r) => r.seed === s).at(-1).loss;
+    assert.notEqual(finalLoss('1'), finalLoss('0'), 'another seed is another run');
+
+    // The engine's summary, checked by hand: the final test accuracy's median and range.
+    const acc = ['0', '1', '2'].map((s) => Number(rows.filter((r) => r.seed === s).at(-1).test_acc)).sort((a, b) => a - b);
+    const m = band.match(/final test accuracy: median ([\d.]+) \(range ([\d.]+)–([\d.]+)\)/);
+    assert.ok(m, band);
+    for (const [got, want] of [[m[1], acc[1]], [m[2], acc[0]], [m[3], acc[2]]]) assert.ok(Math.abs(Number(got) - want) <= 0.005, `${got} ≈ ${want}`);
+
+    // The accuracy chart draws medians and bands: one filled polygon per solid curve.
+    const svg = readFileSync((await download(page, () => page.click('#chart-acc ~ button[aria-label*="SVG"]'), 'share-seeds-acc.svg')).path, 'utf8');
+    const drawn = await page.evaluate((s) => {
+      const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
+      return { polygons: doc.querySelectorAll('polygon').length, texts: [...doc.querySelectorAll('text')].map((x) => x.textContent.trim()) };
+    }, svg);
+    assert.equal(drawn.polygons, 2, 'test accuracy and first token have bands (the dashed train curve has none)');
+    assert.ok(drawn.texts.includes('test accuracy (median)'), drawn.texts.join(' | '));
+
+    // One seed again: the band and its button go.
+    await page.selectOption('#seeds', '1');
+    await waitFn(page, () => document.querySelector('#band').hidden && document.querySelector('#seeds-csv').hidden);
+    assert.ok(!(await page.evaluate(() => window.location.search)).includes('seeds='), 'seeds=1 is the default, not written');
+  });
+  const bad = await openPage('seeds-bad', { query: '?seeds=99&steps=4' });
+  await bad.run(async () => {
+    await finished(bad.page);
+    assert.match(await text(bad.page, '#notices'), /Invalid seeds="99" \(allowed: 1 to 8\); training one seed\./);
+    assert.equal(await bad.page.$eval('#band', (el) => el.hidden), true);
+  });
+});

@@ -79,6 +79,34 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "default-dff128",
+        "the interactive default with d_ff 128",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "200"),
+            ("batch", "512"),
+            ("steps", "800"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "50"),
+            ("d-ff", "128"),
+        ],
+    ),
+    (
+        "default-batch256",
+        "the interactive default at batch 256, lr 5e-4",
+        &[
+            ("memory", "0"),
+            ("seq-len", "8"),
+            ("warmup", "200"),
+            ("batch", "256"),
+            ("lr", "0.0005"),
+            ("steps", "800"),
+            ("eval-batch", "128"),
+            ("snapshot-every", "50"),
+        ],
+    ),
+    (
         "default-3000",
         "the interactive default trained 3000 steps",
         &[
