@@ -27,6 +27,11 @@ export function download(name, text, type) {
 /** Wires the export buttons, the config loader, the embed code and a PNG button under every chart. */
 export function wireExports() {
   $('csv').addEventListener('click', () => send({ type: 'csv' }));
+  $('figures').addEventListener('click', () => {
+    const { html, count } = allFiguresHtml();
+    if (!count) { notice('No chart has been drawn yet.'); return; }
+    download(`plateau-${state.runCfg.experiment}-figures-step${state.step}.html`, html, 'text/html');
+  });
   $('json').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-config.json`, configJson(state.runCfg), 'application/json'));
   $('snapjson').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-snapshots.json`,
     JSON.stringify({ config: state.runCfg, snapshots: state.snaps }), 'application/json'));
@@ -76,16 +81,55 @@ export function wireExports() {
     v.textContent = 'SVG';
     v.setAttribute('aria-label', `Download this chart (${canvas.id}) as SVG (vector, for papers and slides)`);
     v.addEventListener('click', () => {
-      const drawn = chartAsSvg(canvas);
-      if (!drawn) { notice('This chart has not been drawn yet.'); return; }
-      // The figure's title (its caption's bold lead) as the SVG's <title>.
-      const title = canvas.closest('figure')?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || canvas.id;
-      const esc = title.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-      const svg = drawn.replace(/<svg([^>]*)>/, `<svg$1><title>${esc}</title>`);
+      const svg = titledSvg(canvas);
+      if (!svg) { notice('This chart has not been drawn yet.'); return; }
       download(`plateau-${canvas.id}-step${state.step}.svg`, svg, 'image/svg+xml');
     });
     b.insertAdjacentElement('afterend', v);
   }
+}
+
+/** Escapes text for HTML and SVG. @param {string} t */
+const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A figure's title: its caption's bold lead, without the full stop. @param {HTMLCanvasElement} canvas */
+const chartTitle = (canvas) => canvas.closest('figure')?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || canvas.id;
+
+/** The chart on `canvas` as an SVG document with the figure's title as its <title>, or null before it was drawn. @param {HTMLCanvasElement} canvas */
+function titledSvg(canvas) {
+  const drawn = chartAsSvg(canvas);
+  return drawn ? drawn.replace(/<svg([^>]*)>/, `<svg$1><title>${esc(chartTitle(canvas))}</title>`) : null;
+}
+
+/**
+ * Every chart of the chapter on screen, as drawn now (the snapshot the scrubber shows), in one
+ * self-contained HTML file: each chart's SVG (the engine's chart code), its caption and its summary,
+ * under the configuration that reproduces the run. Printing it or saving it keeps the vectors.
+ * @returns {{html: string, count: number}}
+ */
+export function allFiguresHtml() {
+  const figures = [];
+  for (const canvas of /** @type {NodeListOf<HTMLCanvasElement>} */ (document.querySelectorAll('main figure canvas'))) {
+    if (canvas.closest('[hidden]') || canvas.closest('.flag-hidden')) continue;
+    const svg = titledSvg(canvas);
+    if (!svg) continue;
+    const fig = canvas.closest('figure');
+    const caption = fig?.querySelector('figcaption')?.textContent?.replace(/\s+/g, ' ').trim() || '';
+    const summary = fig?.querySelector('.summary')?.textContent?.trim() || '';
+    figures.push(`<figure id="${esc(canvas.id)}">\n${svg}\n<figcaption>${esc(caption)}${summary ? `<br><small>${esc(summary)}</small>` : ''}</figcaption>\n</figure>`);
+  }
+  const query = configQuery(state.runCfg);
+  const band = $('band').hidden ? '' : `<p>${esc($('band').textContent)}</p>\n`;
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Plateau figures — ${esc(state.runCfg.experiment)}, step ${state.step}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:24px auto;padding:0 16px}figure{margin:0 0 28px;break-inside:avoid}svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{margin-top:6px}</style>
+</head><body>
+<h1>Plateau figures</h1>
+<p>Chapter ${chapter()}, ${figures.length} charts at step ${state.step} of ${state.steps}. Configuration: <code>?${esc(query)}</code> (open the page with it, or pass its keys to <code>plateau run</code> as flags).</p>
+${band}${figures.join('\n')}
+</body></html>
+`;
+  return { html, count: figures.length };
 }
 
 /** The charts ticked under the embed code (`only=`), none for the whole figure. */

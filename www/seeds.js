@@ -81,7 +81,7 @@ export function drawBand() {
     ? ' — the other seeds train when this run finishes'
     : training !== undefined ? ` — training seed ${training}` : '';
   const summary = runs.length ? seedsSummary(state.runCfg.experiment, runs.map((r) => r.rows)) : '';
-  el.textContent = `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps show seed ${state.runCfg.seed}.`;
+  el.textContent = `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${state.runCfg.seed}.`;
 }
 
 /** Downloads the band's rows as one CSV with a `seed` column (the text `plateau run --seeds` writes). */

@@ -390,6 +390,27 @@ test('a seed band trains the next seeds, replays live changes, draws median and 
     assert.equal(drawn.polygons, 2, 'test accuracy and first token have bands (the dashed train curve has none)');
     assert.ok(drawn.texts.includes('test accuracy (median)'), drawn.texts.join(' | '));
 
+    // All figures: every chart of the chapter as drawn now, as SVG with its caption, in one HTML file.
+    await page.click('details.more summary');
+    const figFile = await download(page, () => page.click('#figures'), 'share-figures.html');
+    assert.match(figFile.name, /^plateau-mws-figures-step20\.html$/);
+    const html = readFileSync(figFile.path, 'utf8');
+    // Read in Node (a parsed <style> in the page would trip its CSP); each SVG parses as XML in the page.
+    const svgs = [...html.matchAll(/<svg[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+    const figs = {
+      figures: [...html.matchAll(/<figure id="([^"]+)">\n<svg[^>]*><title>([^<]*)<\/title>[\s\S]*?<figcaption>([\s\S]*?)<\/figcaption>/g)]
+        .map((m) => ({ id: m[1], title: m[2], caption: m[3] })),
+      intro: (html.match(/<p>(Chapter [\s\S]*?)<\/p>/) || [])[1] || '',
+      svgsParse: await page.evaluate((list) => list.every((x) => !new DOMParser().parseFromString(x, 'image/svg+xml').querySelector('parsererror')), svgs),
+    };
+    assert.equal(svgs.length, figs.figures.length, 'one SVG per figure');
+    const canvases = await page.$$eval('main figure canvas', (cs) => cs.filter((c) => !c.closest('[hidden]')).map((c) => c.id));
+    assert.deepEqual(figs.figures.map((f) => f.id), canvases, 'one figure per chart of the chapter on screen, in page order');
+    assert.equal(figs.figures[0].title, 'Loss');
+    assert.ok(figs.figures.every((f) => f.caption.length > 20), 'every figure has its caption');
+    assert.ok(figs.svgsParse, 'every SVG parses');
+    assert.match(figs.intro, /at step 20 of 20\. Configuration: <code>\?v=1&amp;/);
+
     // One seed again: the band and its button go.
     await page.selectOption('#seeds', '1');
     await waitFn(page, () => document.querySelector('#band').hidden && document.querySelector('#seeds-csv').hidden);
