@@ -9,7 +9,7 @@ import { $, darkScheme, field, notice, showError } from './dom.js';
 import { download, wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, chartIds } from './pageflags.js';
-import { onMessage, setSeeds, startRun, updateRate } from './protocol.js';
+import { setSeeds, startRun, startWorker, updateRate } from './protocol.js';
 import { MAX_SEEDS, seedsCsvText } from './seeds.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
@@ -133,10 +133,7 @@ async function boot() {
   setControls(state.cfg);
   wireControls();
   $('boot').textContent = 'Starting the training worker…';
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  worker.onmessage = onMessage;
-  worker.onerror = (e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
-  state.worker = worker;
+  startWorker();
   setInterval(() => { if (state.running) { updateRate(); scheduleDraw(false); } }, 1000);
 }
 

@@ -2,7 +2,7 @@
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
-import { $, canvasById, field, C, darkScheme, reducedMotion } from './dom.js';
+import { $, canvasById, field, notice, C, darkScheme, reducedMotion } from './dom.js';
 import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
 
@@ -52,9 +52,15 @@ export function scheduleDraw(now) {
         return;
       }
       const t0 = performance.now();
-      job();
-      window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
-      requestAnimationFrame(next);
+      try {
+        job();
+      } catch (err) {
+        notice(`Part of the page could not be drawn: ${err.message || err}`);
+      } finally {
+        // The chain goes on, so one failing job never freezes the rest.
+        window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
+        requestAnimationFrame(next);
+      }
     };
     requestAnimationFrame(next);
   }, wait);
@@ -144,9 +150,34 @@ export function drawCompare() {
  * @typedef {{chapter: number, canvases: string[], draw: () => void}} Chart
  */
 
-/** The drawing jobs of a redraw: the status line, the comparison, then the chapter's charts. */
+/** The drawing jobs of a redraw: the status line, the comparison, the seed band, then the
+ * chapter's charts, each drawn on its own (see [`drawChart`]). */
 export function drawJobs() {
-  return [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => c.draw)];
+  return [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => () => drawChart(c))];
+}
+
+/**
+ * Draws one chart; a chart that fails says so in its own card and the others keep drawing.
+ * (`window.plateauBreakChart = 'chart-apm'` makes that chart fail, for the end-to-end test.)
+ * @param {Chart} c
+ */
+function drawChart(c) {
+  const fig = canvasById(c.canvases[0]).closest('figure');
+  let msg = fig ? fig.querySelector('.chart-error') : null;
+  try {
+    if (window.plateauBreakChart && c.canvases.includes(window.plateauBreakChart)) throw new Error('told to fail by the test hook');
+    c.draw();
+    if (msg) msg.remove();
+  } catch (err) {
+    if (!fig) throw err;
+    if (!msg) {
+      msg = document.createElement('p');
+      msg.className = 'chart-error';
+      msg.setAttribute('role', 'alert');
+      fig.append(msg);
+    }
+    msg.textContent = `This chart could not be drawn (${err.message || err}); the other charts keep updating.`;
+  }
 }
 
 /** Chapter 1's line charts, one job each. @returns {Chart[]} */

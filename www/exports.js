@@ -6,8 +6,8 @@ import { chartAsSvg } from './charts.js';
 import { setControls } from './controls.js';
 import { $, field, notice } from './dom.js';
 import { chartIds, pageQuery } from './pageflags.js';
-import { startRun } from './protocol.js';
-import { chapter, send, state } from './state.js';
+import { runCsv, startRun } from './protocol.js';
+import { chapter, state } from './state.js';
 
 /**
  * Saves `text` as a file named `name`.
@@ -26,7 +26,10 @@ export function download(name, text, type) {
 
 /** Wires the export buttons, the config loader, the embed code and a PNG button under every chart. */
 export function wireExports() {
-  $('csv').addEventListener('click', () => send({ type: 'csv' }));
+  $('csv').addEventListener('click', () => {
+    if (!state.runCfg || !state.rows.length) { notice('No rows yet.'); return; }
+    download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, runCsv(), 'text/csv');
+  });
   $('figures').addEventListener('click', () => {
     const { html, count } = allFiguresHtml();
     if (!count) { notice('No chart has been drawn yet.'); return; }

@@ -1,11 +1,13 @@
-// What the page puts on `window` for the end-to-end tests and the bench (read, never written,
-// by them), and what www/bench.js exposes on its own page.
+// What the page puts on `window` for the end-to-end tests and the bench (read by them; only
+// `plateauBreakChart` is written by a test), and what www/bench.js exposes on its own page.
 export {};
 
 declare global {
   interface Window {
-    /** Fault injection: `'diverge'` or `'device-loss'`, sent to the worker. */
+    /** Fault injection: `'diverge'`, `'panic'` or `'device-loss'`, sent to the worker. */
     plateauTest: (what: string) => void;
+    /** Fault injection, written by the end-to-end tests: the canvas id of a chart whose drawing fails. */
+    plateauBreakChart?: string;
     /** Longest main-thread task seen (Long Tasks API), in ms. */
     plateauLongestTaskMs: number;
     /** Longest drawing job's own script time, in ms. */

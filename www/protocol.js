@@ -1,12 +1,11 @@
 // @ts-check
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
 // rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
-// the rate, the runs table).
-import { dropStep, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
+// the rate, the runs table); a new worker when the engine in the old one failed.
+import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline } from './pkg/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { markPending } from './controls.js';
 import { $, notice, showError } from './dom.js';
-import { download } from './exports.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
@@ -80,7 +79,12 @@ export function startRun() {
 export function onMessage(e) {
   const msg = e.data;
   switch (msg.type) {
-    case 'ready': $('boot').hidden = true; startRun(); break;
+    case 'ready':
+      $('boot').hidden = true;
+      // A worker started after the engine failed waits for Reset: the failed run stays on screen.
+      if (state.recovering) { state.recovering = false; $('reset').classList.add('pending'); break; }
+      startRun();
+      break;
     case 'backend':
       if (msg.run !== state.run) break;
       $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
@@ -125,10 +129,34 @@ export function onMessage(e) {
       scheduleDraw(false);
       break;
     case 'notice': notice(msg.message); break;
-    case 'csv': download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, msg.csv, 'text/csv'); break;
-    case 'error': showError(msg.message); break;
+    case 'error':
+      if (!msg.fatal) { showError(msg.message); break; }
+      // The engine trapped: that worker is unusable. The rows stay on the charts and in Download
+      // CSV (written from the page's rows); a fresh worker starts and Reset trains again.
+      showError(`${msg.message}. The engine failed; the rows so far stay on the charts and in Download CSV. Press Reset to train again.`);
+      $('run-state').textContent = 'stopped';
+      state.mainDone = true;
+      state.band.seeds.forEach((s) => state.band.done.add(s));
+      noteDone();
+      startWorker();
+      break;
     default: break;
   }
+}
+
+/** Starts the training worker (again, after an engine failure: the old one is terminated). */
+export function startWorker() {
+  if (state.worker) { state.worker.terminate(); state.recovering = true; }
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = onMessage;
+  worker.onerror = (e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
+  state.worker = worker;
+}
+
+/** The CSV of the run on screen, from the rows the page holds (the engine's `rowsCsv`: the CLI's
+ * columns and number format). */
+export function runCsv() {
+  return rowsCsv(state.runCfg, state.rows);
 }
 
 /** The run is done when the run on screen and its seed band's runs have all stopped: the holds

@@ -15,7 +15,7 @@
  * @typedef {{id: number, cfg: Config, headline: string | undefined}} PastRun
  * A message to the worker (see www/worker.js).
  * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean, seeds: number[]}
- *   | {type: 'pause' | 'resume' | 'step' | 'csv'}
+ *   | {type: 'pause' | 'resume' | 'step'}
  *   | {type: 'set', key: string, value: string}
  *   | {type: 'seeds', seeds: number[], done: number[]}
  *   | {type: 'test', what: string}} ToWorker
@@ -28,7 +28,7 @@
  *   runDone: boolean, mainDone: boolean,
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
- *   lastDraw: number, run: number, worker: Worker | null, backendOverride: string,
+ *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
@@ -58,6 +58,7 @@ export const state = {
   lastDraw: 0,
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
+  recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1 }, // page-only URL keys
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison

@@ -11,17 +11,18 @@
 //   {type:'set', key, value}           live parameter (c, c-from, lr, …); recorded with the step
 //                                      it was made at, so the band's seeds replay it there
 //   {type:'seeds', seeds}              the seed band's seeds from now on
-//   {type:'csv'}                       reply {type:'csv', csv}
 //   {type:'test', what}                fault injection for the end-to-end tests:
-//                                      'diverge' (infinite learning rate) or 'device-loss'
-//                                      (destroys the WebGPU device the run uses)
+//                                      'diverge' (infinite learning rate), 'panic' (a panic
+//                                      inside the engine) or 'device-loss' (destroys the WebGPU
+//                                      device the run uses)
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
 //   {type:'backend', run, backend, reason, params, omega}
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
-//   {type:'error', message}
+//   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
+//                                      is unusable from now on and the page replaces it
 import init, { Session, chooseBackend, forgetWebgpu } from './pkg/plateau.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
@@ -178,10 +179,9 @@ async function handle(msg) {
         ? [band.seed, ...msg.seeds.filter((s) => s !== band.seed && !msg.done?.includes(s))]
         : msg.seeds.filter((s) => !msg.done?.includes(s));
       break;
-    case 'csv': post({ type: 'csv', csv: session ? session.csv() : '' }); break;
     case 'test':
       if (msg.what === 'device-loss') devices.forEach((d) => d.destroy());
-      else if (session) session.testHook(msg.what);
+      else if (session) session.testHook(msg.what); // 'panic' throws a RuntimeError: fatal
       break;
     default: post({ type: 'error', message: `unknown command ${msg.type}` });
   }
@@ -212,7 +212,11 @@ async function main() {
       }
     } catch (err) {
       running = false;
-      post({ type: 'error', message: `Training stopped: ${err.message || err}` });
+      // A trap (a Rust panic, `unreachable`) leaves the engine's state half-updated: nothing in
+      // this instance may be called again, so the page starts a new worker.
+      const fatal = err instanceof WebAssembly.RuntimeError;
+      post({ type: 'error', message: `Training stopped: ${err.message || err}`, fatal });
+      if (fatal) return;
     }
   }
 }

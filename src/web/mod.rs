@@ -373,13 +373,20 @@ impl Session {
     }
 
     /// Fault injection for the end-to-end tests: `"diverge"` sets an infinite learning rate, so
-    /// the next update makes the weights non-finite and the step after reports divergence.
+    /// the next update makes the weights non-finite and the step after reports divergence;
+    /// `"panic"` panics inside the engine (a wasm trap, after which this instance is unusable).
     #[wasm_bindgen(js_name = testHook)]
     pub fn test_hook(&self, what: String) -> Result<(), JsValue> {
         match what.as_str() {
             "diverge" => {
                 self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?.trainer.force_lr(f64::INFINITY);
                 Ok(())
+            }
+            // A failure inside the engine (a Rust panic is a wasm trap), for the page's recovery test.
+            // It panics with the session borrowed, as a failure mid-step would leave it.
+            "panic" => {
+                let _held = self.inner.borrow_mut();
+                panic!("test hook: a panic inside the engine")
             }
             other => Err(js_err(format!("unknown test hook {other:?}"))),
         }
@@ -461,6 +468,25 @@ pub fn seeds_csv(config: JsValue, runs: JsValue) -> Result<String, JsValue> {
         2 => csv::<AnchorRow>(&cfg, runs),
         3 => csv::<SyntaxRow>(&cfg, runs),
         _ => csv::<MetricRow>(&cfg, runs),
+    }
+}
+
+/// The CSV of a run's rows as the page holds them (`rows`, the rows the worker sent), with the
+/// columns of `config`'s chapter: the text the CLI writes for the same rows. The page's *Download
+/// CSV* uses it, so the rows on screen stay downloadable even after the worker's engine failed.
+#[wasm_bindgen(js_name = rowsCsv)]
+pub fn rows_csv(config: JsValue, rows: JsValue) -> Result<String, JsValue> {
+    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+    use crate::history::{to_csv, Row};
+    fn csv<R: Row + serde::de::DeserializeOwned>(cfg: &RunConfig, rows: JsValue) -> Result<String, JsValue> {
+        let rows: Vec<R> = serde_wasm_bindgen::from_value(rows).map_err(|e| js_err(format!("invalid rows: {e}")))?;
+        Ok(to_csv(&R::columns(cfg), &rows))
+    }
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    match cfg.experiment.chapter() {
+        2 => csv::<AnchorRow>(&cfg, rows),
+        3 => csv::<SyntaxRow>(&cfg, rows),
+        _ => csv::<MetricRow>(&cfg, rows),
     }
 }
 

@@ -117,10 +117,11 @@ export function collectConsole(page) {
 /**
  * Opens the page of `server` (`query` is appended to its URL) in a fresh context of `browser` and returns
  * `{page, errors, run}`; `run(body)` calls `body()` and then checks that no console error and
- * no #error message appeared; on failure it saves a screenshot and adds the page's state to
+ * no #error message appeared (a test that provokes a failure names the #error text it expects,
+ * `expectError`, and the console errors it causes, `allowConsole`); on failure it saves a screenshot and adds the page's state to
  * the error message. The context is closed in any case.
  */
-export async function openPageIn(browser, server, name, { query = '', viewport = { width: 1280, height: 900 }, artifacts, prefix = 'page' } = {}) {
+export async function openPageIn(browser, server, name, { query = '', viewport = { width: 1280, height: 900 }, artifacts, prefix = 'page', expectError = null, allowConsole = null } = {}) {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
   const errors = collectConsole(page); // includes the worker's console (msg.worker() != null)
@@ -138,8 +139,10 @@ export async function openPageIn(browser, server, name, { query = '', viewport =
         const el = document.getElementById('error'); // absent on pages that only embed figures
         return el && !el.hidden ? el.textContent : '';
       });
-      assert.equal(error, '', `#error is shown: ${error}`);
-      assert.deepEqual(errors, [], `console errors on the page:\n${errors.join('\n')}`);
+      if (expectError) assert.match(error, expectError, `#error says what failed: ${error}`);
+      else assert.equal(error, '', `#error is shown: ${error}`);
+      const unexpected = errors.filter((e) => !(allowConsole && allowConsole.test(e)));
+      assert.deepEqual(unexpected, [], `console errors on the page:\n${unexpected.join('\n')}`);
     } catch (err) {
       await page.screenshot({ path: join(artifacts, `${prefix}-failure-${name}.png`), fullPage: true }).catch(() => {});
       const state = await page.evaluate(() => {

@@ -5,7 +5,10 @@
 //      visible and exportable;
 //   2. a WebGPU device lost mid-run (a real GPUDevice.destroy() on the device the engine
 //      requested, through the worker's test hook) restarts the run on the CPU backend with a
-//      notice, and training goes on.
+//      notice, and training goes on;
+//   3. a panic inside the engine (a wasm trap) keeps the rows on the charts and in Download CSV,
+//      starts a fresh worker, and Reset trains again;
+//   4. a chart whose drawing fails says so in its own card while the others keep drawing.
 // The injection payloads and the no-network check are in share.test.mjs.
 
 import assert from 'node:assert/strict';
@@ -52,6 +55,49 @@ for (const experiment of ['mws', 'anchors', 'syntax']) {
     });
   });
 }
+
+test('a panic inside the engine keeps the rows, starts a new worker, and Reset trains again', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run, errors } = await openPage('panic', {
+    query: '?eval-every=2',
+    expectError: /The engine failed/,
+    allowConsole: /test hook: a panic inside the engine|RuntimeError|unreachable/,
+  });
+  await run(async () => {
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 8);
+    await page.evaluate(() => window.plateauTest('panic'));
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'stopped');
+    const error = await text(page, '#error');
+    t.diagnostic(error);
+    assert.match(error, /^Training stopped: .*\. The engine failed; the rows so far stay on the charts and in Download CSV\. Press Reset to train again\.$/);
+    const rowsOnScreen = await page.evaluate(() => document.querySelector('#step').textContent);
+    const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
+    await d.saveAs(join(ARTIFACTS, 'reliability-panic.csv'));
+    const [head, ...rows] = readFileSync(join(ARTIFACTS, 'reliability-panic.csv'), 'utf8').trim().split('\n');
+    assert.match(head, /^step,loss,/);
+    assert.ok(errors.some((e) => /test hook: a panic inside the engine/.test(e)), 'the panic is the one the hook raised');
+    assert.ok(rows.length >= 4, `the rows before the failure are kept (${rows.length}, step ${rowsOnScreen})`);
+    assert.deepEqual(rows.map((r) => Number(r.split(',')[0])), rows.map((_, i) => 2 * i), 'every evaluated step, in order');
+    // The new worker waits for Reset; then the run trains again from step 0.
+    await waitFn(page, () => document.querySelector('#reset').classList.contains('pending'));
+    await page.click('#reset');
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'training' && Number(document.querySelector('#step').textContent) >= 3);
+  });
+});
+
+test('a chart that fails to draw says so in its card and the others keep drawing', { timeout: TEST_TIMEOUT }, async () => {
+  const { page, run } = await openPage('chart-fail');
+  await run(async () => {
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 5);
+    await page.evaluate(() => { window.plateauBreakChart = 'chart-apm'; });
+    await waitFn(page, () => !!document.querySelector('#chart-apm')?.closest('figure')?.querySelector('.chart-error'));
+    assert.match(await page.$eval('#chart-apm', (c) => c.closest('figure').querySelector('.chart-error').textContent),
+      /^This chart could not be drawn \(told to fail by the test hook\); the other charts keep updating\.$/);
+    const before = await text(page, '#sum-loss');
+    await waitFn(page, (b) => document.querySelector('#sum-loss').textContent.trim() !== b, before);
+    await page.evaluate(() => { delete window.plateauBreakChart; });
+    await waitFn(page, () => !document.querySelector('#chart-apm').closest('figure').querySelector('.chart-error'));
+  });
+});
 
 test('a WebGPU device lost mid-run restarts the run on the CPU backend', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, errors, run } = await openPage('device-loss', { query: '?backend=webgpu&steps=400' });
