@@ -36,6 +36,7 @@ let current = null; // the start message of the current run (config and backend)
 let mainDone = false; // the run on screen stopped (finished or diverged)
 let mainStep = 0; // the step the run on screen has reached
 let schedule = []; // the live changes of the run: {step, key, value}, in order
+let replayed = schedule.length; // after a restart on the CPU, how many of them the new session has applied
 // The seed band: the seeds still to train, the session of the one training, how many of the
 // schedule's changes it has applied.
 let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
@@ -78,6 +79,7 @@ async function start(msg) {
   mainDone = false;
   mainStep = 0;
   schedule = [];
+  replayed = 0;
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
   let reason = msg.reason || choice.reason;
@@ -94,14 +96,31 @@ async function start(msg) {
   post({ type: 'state', running });
 }
 
-/** After WebGPU fails mid-run: the same run again on the CPU backend, with a notice. */
+/**
+ * Applies the changes of `list` from index `from` that are due at `step` to `sess`; returns the
+ * new index and the steps until the next change (Infinity when none is left).
+ */
+function replayDue(sess, list, from, step) {
+  let i = from;
+  while (i < list.length && list[i].step <= step) {
+    try { sess.setParam(list[i].key, list[i].value); } catch (e) { /* refused for the run too: it said so then */ }
+    i += 1;
+  }
+  return { applied: i, until: i < list.length ? list[i].step - step : Infinity };
+}
+
+/** After WebGPU fails mid-run: the same run again on the CPU backend, with its live changes
+ * replayed at the steps they were made, and a notice. */
 async function restartOnCpu(err) {
-  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run restarts from step 0 on the CPU backend.` });
+  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run restarts from step 0 on the CPU backend, with the same settings and live changes.` });
   try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
   session = null;
   devices.length = 0;
   forgetWebgpu();
-  await start({ ...current, backend: 'cpu', autoplay: true, reason: 'WebGPU failed during the run, so it restarted on the CPU backend.' });
+  const changes = schedule;
+  await start({ ...current, backend: 'cpu', autoplay: running, reason: 'WebGPU failed during the run, so it restarted on the CPU backend.' });
+  schedule = changes;
+  replayed = 0;
 }
 
 // A failure inside a WebGPU callback (e.g. a lost device) is not a rejection of the pending
@@ -118,9 +137,12 @@ self.addEventListener('unhandledrejection', (e) => uncaught(e, e.reason));
 
 async function chunk(budget, maxSteps) {
   let out;
+  // After a restart: the run's live changes, each at its step.
+  const due = replayDue(session, schedule, replayed, mainStep);
+  replayed = due.applied;
   try {
     const failed = new Promise((_, reject) => { failChunk = reject; });
-    out = await Promise.race([session.runFor(budget, maxSteps), failed]);
+    out = await Promise.race([session.runFor(budget, Math.max(1, Math.min(maxSteps, due.until))), failed]);
   } catch (err) {
     if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
     throw err;
@@ -144,13 +166,9 @@ async function bandChunk() {
     band.applied = 0;
     band.step = 0;
   }
-  while (band.applied < schedule.length && schedule[band.applied].step <= band.step) {
-    const c = schedule[band.applied];
-    try { band.session.setParam(c.key, c.value); } catch (err) { /* refused for the run too: it said so then */ }
-    band.applied += 1;
-  }
-  const until = band.applied < schedule.length ? schedule[band.applied].step - band.step : 1000;
-  const out = await band.session.runFor(CHUNK_MS, Math.max(1, Math.min(1000, until)));
+  const due = replayDue(band.session, schedule, band.applied, band.step);
+  band.applied = due.applied;
+  const out = await band.session.runFor(CHUNK_MS, Math.max(1, Math.min(1000, due.until)));
   band.step = out.step;
   post({ type: 'band', run, seed: band.seed, step: out.step, steps: out.steps, status: out.status, rows: out.rows });
   if (out.status !== 'running') {
@@ -168,7 +186,11 @@ async function handle(msg) {
     case 'step': if (session) { running = false; post({ type: 'state', running }); await chunk(0, 1); } break;
     case 'set':
       if (session) {
-        try { session.setParam(msg.key, String(msg.value)); schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) }); }
+        try {
+          session.setParam(msg.key, String(msg.value));
+          schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) });
+          if (replayed === schedule.length - 1) replayed = schedule.length; // applied just now
+        }
         catch (err) { post({ type: 'notice', message: err.message || String(err) }); }
       }
       break;

@@ -110,11 +110,22 @@ test('a WebGPU device lost mid-run restarts the run on the CPU backend', { timeo
       return;
     }
     await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 2);
+    // A live change before the loss (c ≈ 3.16, as in chapter1.test.mjs): the CPU run replays it.
+    await page.focus('#c');
+    await page.keyboard.press('End');
+    for (let i = 0; i < 150; i += 1) await page.keyboard.press('ArrowLeft');
+    const c = parseFloat(await text(page, '#c-out'));
     await page.evaluate(() => window.plateauTest('device-loss'));
     await waitFn(page, () => document.querySelector('#notices').textContent.includes('WebGPU stopped working'));
+    assert.match(await text(page, '#notices'), /restarts from step 0 on the CPU backend, with the same settings and live changes/);
     await waitFn(page, () => /CPU/.test(document.querySelector('#backend').textContent.split('—')[0]));
     assert.match(await text(page, '#backend'), /WebGPU failed during the run/);
-    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 3 && document.querySelector('#run-state').textContent === 'training');
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 60 && document.querySelector('#run-state').textContent === 'training');
+    const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
+    await d.saveAs(join(ARTIFACTS, 'reliability-device-loss.csv'));
+    const [head, ...rows] = readFileSync(join(ARTIFACTS, 'reliability-device-loss.csv'), 'utf8').trim().split('\n');
+    const col = head.split(',').indexOf('mask_c');
+    assert.equal(Number(rows.at(-1).split(',')[col]), c, `the CPU run trains with the live c (${rows.at(-1)})`);
     t.diagnostic(`after the loss: ${await text(page, '#backend')}; console: ${errors.join(' | ').slice(0, 300)}`);
     // The engine's panic on the lost device is logged to the console on purpose; it is expected here.
     errors.length = 0;
