@@ -1,7 +1,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! Generated bad input against every parser of the config schema: URL queries, JSON configs
-//! loaded back, and `set` on every key. 12 000 inputs from a seeded generator; none may panic,
-//! and whatever is accepted must validate against the schema.
+//! loaded back (the page's *Load config JSON*), and `set` on every key — 12 000 inputs from a
+//! seeded generator; none may panic, and whatever is accepted must validate against the schema —
+//! and 320 generated flag sets run as `plateau run` processes, each held to what the library
+//! says of the same flags.
 
 use plateau::config::{from_query, RunConfig, Task, PARAMS};
 use rand::{Rng, SeedableRng};
@@ -117,9 +119,179 @@ fn twelve_thousand_generated_inputs_never_panic_and_never_leave_an_invalid_confi
             1 => serde_json::json!(rng.random::<f64>() * 1e12 - 5e11),
             _ => serde_json::json!(rng.random_range(-10_000_000_000i64..10_000_000_000)),
         };
-        if let Ok(cfg) = serde_json::from_value::<RunConfig>(json) {
-            let _ = cfg.validate();
+        let text = json.to_string();
+        let junk = match &json[field] {
+            serde_json::Value::String(t) => t.clone(),
+            other => other.to_string(),
+        };
+        match plateau::config::from_json(&text) {
+            // The page's *Load config JSON*: the junk is taken only where it is a valid value
+            // (the config says so), otherwise a notice names the field; the result validates.
+            Ok((cfg, notes)) => {
+                cfg.validate().unwrap_or_else(|e| panic!("from_json({text}) left an invalid config: {e}"));
+                let mut probe = before.clone();
+                if probe.set(field, &junk).is_err() {
+                    assert!(
+                        notes.iter().any(|n| n.contains(field)),
+                        "from_json took {field}={junk:?} without a notice: {notes:?}"
+                    );
+                }
+            }
+            Err(e) => assert!(!e.is_empty(), "an empty error for {text}"),
         }
     }
     assert!(notices > 1_000, "the generator should produce plenty of rejected values ({notices})");
+}
+
+/// The flag sets of the process fuzz: schema keys (or an unknown one) with a valid value drawn
+/// from the key's range, a boundary, or junk; sometimes `--key=value`.
+fn flag_set(rng: &mut ChaCha8Rng) -> Vec<(String, String, bool)> {
+    use plateau::config::Kind;
+    (0..rng.random_range(1..6u32))
+        .map(|_| {
+            let spec = PARAMS[rng.random_range(0..PARAMS.len())];
+            let key =
+                if rng.random_range(0..25u32) == 0 { token(rng).replace(['=', ' '], "") } else { spec.key.to_string() };
+            // One value in eight is junk, one in eight just out of range, the rest valid.
+            let value = match (rng.random_range(0..8u32), spec.kind) {
+                (0, _) => token(rng),
+                (1, Kind::Int { min, max }) => [min - 1, max + 1][rng.random_range(0..2usize)].to_string(),
+                (1, Kind::Float { min, max, .. }) => [min - 1.0, max * 2.0][rng.random_range(0..2usize)].to_string(),
+                (_, Kind::Int { min, max }) => {
+                    let hi = max.min(min + 64);
+                    [min, max, rng.random_range(min..=hi), rng.random_range(min..=hi)][rng.random_range(0..4usize)]
+                        .to_string()
+                }
+                (_, Kind::Float { min, max, .. }) => {
+                    [min, max, min + (max - min) * rng.random::<f64>()][rng.random_range(0..3usize)].to_string()
+                }
+                (_, Kind::Choice(names)) => names[rng.random_range(0..names.len())].to_string(),
+            };
+            (key, value, rng.random_range(0..5u32) == 0)
+        })
+        .collect()
+}
+
+#[test]
+fn three_hundred_and_twenty_cli_flag_sets_run_as_processes_do_what_the_library_says() {
+    use plateau::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+    use plateau::history::Row;
+    let dir = std::env::temp_dir().join(format!("plateau-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let cases: Vec<Vec<(String, String, bool)>> = (0..320).map(|_| flag_set(&mut rng)).collect();
+    // What every run is given after the generated flags (a repeated flag keeps its last value):
+    // one step, a 50 MB budget, so that no case trains for long.
+    const BUDGET_GB: f64 = 0.05;
+    let tail = ["--steps", "1", "--eval-every", "1", "--snapshot-every", "1", "--max-memory", "0.05", "--quiet"];
+    let outcomes = std::sync::Mutex::new([0usize; 3]);
+    let check = |i: usize, flags: &[(String, String, bool)]| {
+        let out = dir.join(format!("case{i}.csv"));
+        let mut args: Vec<String> = vec!["run".into()];
+        for (k, v, inline) in flags {
+            if *inline {
+                args.push(format!("--{k}={v}"));
+            } else {
+                args.extend([format!("--{k}"), v.clone()]);
+            }
+        }
+        args.extend(tail.iter().map(|s| s.to_string()));
+        args.extend(["--out".to_string(), out.to_str().unwrap().to_string()]);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plateau"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed().as_secs() > 120 {
+                child.kill().ok();
+                panic!("case {i} ran over 120 s: {args:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        let code = status.code().unwrap_or_else(|| panic!("case {i} died by a signal: {args:?}\n{err}"));
+        assert!(!err.contains("panicked"), "case {i} panicked: {args:?}\n{err}");
+        // The library's word on the same flags: the preset (its last value), then every schema
+        // key at once; an unknown key is the CLI's to refuse.
+        let with_tail: Vec<(String, String)> = flags
+            .iter()
+            .map(|(k, v, _)| (k.clone(), v.clone()))
+            .chain(
+                tail.chunks(2)
+                    .filter(|c| c.len() == 2 && c[0] != "--max-memory")
+                    .map(|c| (c[0][2..].to_string(), c[1].to_string())),
+            )
+            .collect();
+        let unknown = with_tail.iter().find(|(k, _)| plateau::config::spec(k).is_none());
+        // As the CLI reads them: the preset (its last value) first, then unknown flags, then every
+        // schema key at once, then the memory budget.
+        let preset = with_tail.iter().rev().find(|(k, _)| k == "preset").map(|(_, v)| v.as_str());
+        let expected: Result<RunConfig, String> = match (preset.map(plateau::config::Preset::parse), unknown) {
+            (Some(None), _) => Err("--preset".to_string()),
+            (_, Some((k, _))) => Err(format!("unknown flag --{k}")),
+            (p, None) => {
+                let mut cfg = RunConfig::preset(p.flatten().unwrap_or(plateau::config::Preset::Interactive));
+                let keys = with_tail.iter().filter(|(k, _)| k != "preset").map(|(k, v)| (k.as_str(), v.as_str()));
+                match cfg.set_all(keys) {
+                    Err(e) => Err(format!("--{}", e.key)),
+                    Ok(()) => match cfg.check_memory(BUDGET_GB * 1e9) {
+                        Err(_) => Err("memory".to_string()),
+                        Ok(()) => Ok(cfg),
+                    },
+                }
+            }
+        };
+        match expected {
+            Err(what) => {
+                assert_eq!(code, 2, "case {i} should be refused ({what}): {args:?}\n{err}");
+                assert!(
+                    err.starts_with("error: ") && err.contains(&what),
+                    "case {i}: the message should name {what}: {err}"
+                );
+                assert!(!out.exists(), "case {i}: a refused run writes nothing");
+                outcomes.lock().unwrap()[0] += 1;
+            }
+            Ok(cfg) => {
+                assert!(
+                    code == 0 || code == 3,
+                    "case {i} should train (exit 0, or 3 if it diverged): exit {code}, {args:?}\n{err}"
+                );
+                let csv = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("case {i}: no CSV ({e}): {err}"));
+                let header = csv.lines().next().unwrap_or_default();
+                let columns = match cfg.experiment.chapter() {
+                    2 => AnchorRow::columns(&cfg),
+                    3 => SyntaxRow::columns(&cfg),
+                    _ => MetricRow::columns(&cfg),
+                };
+                assert_eq!(header, columns.join(","), "case {i}: the run is the library's config: {args:?}");
+                assert!(csv.lines().count() >= 2, "case {i}: at least one row: {csv}");
+                if code == 3 {
+                    assert!(err.contains("diverged"), "case {i}: exit 3 says it diverged: {err}");
+                }
+                outcomes.lock().unwrap()[if code == 0 { 1 } else { 2 }] += 1;
+            }
+        }
+    };
+    // Two processes at a time (the CI machine has two cores).
+    std::thread::scope(|sc| {
+        for part in 0..2 {
+            let (cases, check) = (&cases, &check);
+            sc.spawn(move || {
+                for (i, flags) in cases.iter().enumerate().filter(|(i, _)| i % 2 == part) {
+                    check(i, flags);
+                }
+            });
+        }
+    });
+    let [refused, trained, diverged] = *outcomes.lock().unwrap();
+    eprintln!("{refused} refused, {trained} trained, {diverged} diverged");
+    assert_eq!(refused + trained + diverged, 320);
+    assert!(refused >= 60 && trained >= 60, "both kinds of case are exercised: {refused} refused, {trained} trained");
 }
