@@ -74,32 +74,41 @@ stage e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
 report
 
 # Count tests from the logs: libtest-style "test result:" lines (cargo test and
-# wasm-bindgen-test-runner) and node's "pass"/"fail" summary. Print a total only
-# if every test stage reported at least one summary line.
-count_libtest() { # FILE -> "passed failed lines"
+# wasm-bindgen-test-runner) and node's "pass"/"fail"/"skipped" summary. Print a total only
+# if every test stage reported at least one summary line; skipped and ignored tests are
+# counted and named, so a test that skipped itself (no WebGPU adapter, say) is never silent.
+count_libtest() { # FILE -> "passed failed lines skipped"
   awk '/^test result: (ok|FAILED)\. [0-9]+ passed; [0-9]+ failed/ {
-         p += $4; f += $6; n++ } END { print p + 0, f + 0, n + 0 }' "$1"
+         p += $4; f += $6; if ($9 ~ /^ignored/) s += $8; n++ } END { print p + 0, f + 0, n + 0, s + 0 }' "$1"
 }
 count_node() {
   awk '/^(# |ℹ )pass [0-9]+$/ { p += $NF; n++ } /^(# |ℹ )fail [0-9]+$/ { f += $NF }
-       END { print p + 0, f + 0, n + 0 }' "$1"
+       /^(# |ℹ )skipped [0-9]+$/ { s += $NF }
+       END { print p + 0, f + 0, n + 0, s + 0 }' "$1"
 }
 total_p=0
 total_f=0
+total_s=0
 counted=1
 for s in native-tests browser-tests e2e; do
   if [ "$s" = e2e ]; then
-    read -r p f n < <(count_node "$LOGS/$s.log")
+    read -r p f n k < <(count_node "$LOGS/$s.log")
   else
-    read -r p f n < <(count_libtest "$LOGS/$s.log")
+    read -r p f n k < <(count_libtest "$LOGS/$s.log")
   fi
   [ "$n" -gt 0 ] || counted=0
   total_p=$((total_p + p))
   total_f=$((total_f + f))
+  total_s=$((total_s + k))
 done
 echo
 if [ "$counted" -eq 1 ]; then
-  echo "$total_p passed, $total_f failed"
+  echo "$total_p passed, $total_f failed, $total_s skipped or ignored"
+  if [ "$total_s" -gt 0 ]; then
+    # libtest: "test NAME ... ignored"; node's spec reporter: "﹣ NAME (…) # reason".
+    grep -hE '^test .* \.\.\. ignored|# SKIP|^ *﹣ ' "$LOGS/native-tests.log" "$LOGS/browser-tests.log" "$LOGS/e2e.log" 2>/dev/null \
+      | sed 's/^/  skipped: /' | head -20
+  fi
 else
   echo "all stages passed (test count unavailable: a stage printed no test summary)"
 fi
