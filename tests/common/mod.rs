@@ -18,7 +18,6 @@ pub fn golden_runs() -> Vec<(&'static str, RunConfig)> {
     ch2.eval_every = 4;
     ch2.snapshot_every = 4;
     ch2.warmup = 4; // the warm-up runs out inside the golden run: both schedules are held equal
-    ch2.d_ff = 256; // the width the golden rows were written at (any width holds the engines equal)
     let mut ch3 = RunConfig::defaults(Task::Syntax, Preset::Interactive);
     ch3.steps = 12;
     ch3.batch = 16;
