@@ -543,3 +543,20 @@ fn run_seeds_writes_each_seed_as_its_own_run_and_summarize_reads_them() {
     let (code, _, err) = plateau(&["summarize", tmp("not.csv").to_str().unwrap()]);
     assert_eq!((code, err.contains("not a Plateau metrics CSV")), (2, true), "{err}");
 }
+
+#[test]
+fn backend_wgpu_without_an_adapter_is_refused_with_a_message() {
+    // cubecl's device override asks for a discrete GPU, which this machine (and CI) lacks: the
+    // same failure as a machine without any adapter.
+    let out = tmp("nowgpu.csv");
+    let run = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .args(["run", "--backend", "wgpu", "--steps", "1", "--out", out.to_str().unwrap()])
+        .env("CUBECL_WGPU_DEFAULT_DEVICE", "DiscreteGpu(7)")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: --backend wgpu: no WebGPU (Vulkan/Metal) adapter could be set up"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists());
+}

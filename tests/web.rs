@@ -59,12 +59,13 @@ async fn every_chapters_rows_match_the_native_golden_files() {
         web_sys::console::log_1(
             &format!("{name}: browser vs native rows bit-identical {identical}, largest difference {worst:e}").into(),
         );
-        assert!(worst < 1e-4, "{name}: largest difference {worst}");
+        assert!(worst < common::TOLERANCE, "{name}: largest difference {worst} (tolerance {})", common::TOLERANCE);
     }
 }
 
-/// One forward + backward + Adam step of the tiny model on `device`: (loss, updated weights).
-async fn one_step(device: &Device) -> (f32, Vec<f32>) {
+/// One forward + backward + Adam step of the tiny model on `device`: (loss, the L2 norm of every
+/// parameter's gradient, updated weights).
+async fn one_step(device: &Device) -> (f32, Vec<f64>, Vec<f32>) {
     let cfg = tiny();
     let device_ad = device.clone().autodiff();
     let model = ch1::model_config(&cfg).init(Init::Paper, 3, &device_ad);
@@ -73,10 +74,12 @@ async fn one_step(device: &Device) -> (f32, Vec<f32>) {
     let f = model.forward(int_tensor(batch.inputs(), cfg.batch, t, &device_ad), None);
     let loss = cross_entropy(f.logits, int_tensor(batch.targets(), cfg.batch, t, &device_ad));
     let l = read_f32(loss.clone()).await[0];
-    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    let grads = loss.backward();
+    let norms = plateau::train::gradient_norms(&model, &grads).await;
+    let grads = GradientsParams::from_grads(grads, &model);
     let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
     let model = optim.step(1e-2, model, grads);
-    (l, model.valid().flat_params().await)
+    (l, norms, model.valid().flat_params().await)
 }
 
 #[wasm_bindgen_test]
@@ -89,9 +92,17 @@ async fn webgpu_swiftshader_step_matches_the_cpu_backend() {
     assert_eq!(choice.backend, "cpu", "a software adapter is slower than the CPU backend");
     assert_eq!(plateau::web::choose(info, "webgpu").backend, "webgpu");
     let gpu = plateau::web::webgpu_device().await.expect("WebGPU device on SwiftShader");
-    let (l_gpu, w_gpu) = one_step(&gpu).await;
-    let (l_cpu, w_cpu) = one_step(&cpu_device()).await;
+    let (l_gpu, g_gpu, w_gpu) = one_step(&gpu).await;
+    let (l_cpu, g_cpu, w_cpu) = one_step(&cpu_device()).await;
     assert_eq!(w_gpu.len(), w_cpu.len());
+    // The gradients' sizes, tensor by tensor (Adam's first step moves every weight by about the
+    // learning rate whatever the gradient's size, so the weights alone check little more than
+    // its signs).
+    assert_eq!(g_gpu.len(), g_cpu.len());
+    assert!(g_cpu.iter().all(|g| *g > 0.0), "every parameter has a gradient: {g_cpu:?}");
+    let worst_grad = g_gpu.iter().zip(&g_cpu).map(|(a, b)| ((a - b) / b.abs().max(1e-12)).abs()).fold(0.0f64, f64::max);
+    web_sys::console::log_1(&format!("largest relative gradient-norm difference {worst_grad:e}").into());
+    assert!(worst_grad < 1e-4, "gradient norms gpu {g_gpu:?} cpu {g_cpu:?}");
     let worst = w_gpu.iter().zip(&w_cpu).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     web_sys::console::log_1(&format!("loss gpu {l_gpu} cpu {l_cpu}; largest weight difference {worst:e}").into());
     assert!((l_gpu - l_cpu).abs() < 1e-4, "loss gpu {l_gpu} cpu {l_cpu}");

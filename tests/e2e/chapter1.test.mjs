@@ -293,7 +293,7 @@ test('keyboard only: Tab order, focus outline, Space pauses, skip link', { timeo
 
     // Tab from the top of the page; record what gets focus and whether the outline shows.
     const visits = [];
-    for (let i = 0; i < 15; i += 1) {
+    for (let i = 0; i < 20; i += 1) {
       await page.keyboard.press('Tab');
       const v = await page.evaluate(() => {
         const el = document.activeElement;

@@ -331,10 +331,43 @@ impl Flags {
     }
     /// The `--backend` flag (default: the chosen CPU backend).
     pub fn backend(&self) -> Result<BackendKind, CliError> {
-        match self.get("backend") {
-            None => Ok(backend::CPU),
+        let kind = match self.get("backend") {
+            None => backend::CPU,
             Some(b) => BackendKind::parse(b)
-                .ok_or_else(|| CliError(format!("--backend {b:?}: allowed flex, ndarray, wgpu, cpu"))),
+                .ok_or_else(|| CliError(format!("--backend {b:?}: allowed flex, ndarray, wgpu, cpu")))?,
+        };
+        if kind == BackendKind::Wgpu {
+            probe_wgpu()?;
+        }
+        Ok(kind)
+    }
+}
+
+/// `--backend wgpu`: sets the adapter up once with one tiny tensor, before anything trains.
+/// Without a usable adapter burn panics inside its first operation; here that becomes a message
+/// and exit status 2 (the panic's own text is kept for the message, not printed).
+fn probe_wgpu() -> Result<(), CliError> {
+    let quiet: Box<dyn Fn(&std::panic::PanicHookInfo) + Sync + Send> = Box::new(|_| {});
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(quiet);
+    let outcome = std::panic::catch_unwind(|| {
+        let device = backend::device(BackendKind::Wgpu);
+        block_on(plateau::tensor::read_i64(plateau::tensor::int_tensor(vec![1], 1, 1, &device)))
+    });
+    std::panic::set_hook(previous);
+    match outcome {
+        Ok(v) if v == [1] => Ok(()),
+        Ok(v) => Err(CliError(format!("--backend wgpu: the adapter computed {v:?} for [1]; use --backend ndarray"))),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("no reason given");
+            Err(CliError(format!(
+                "--backend wgpu: no WebGPU (Vulkan/Metal) adapter could be set up ({}); use --backend ndarray",
+                why.lines().next().unwrap_or(why)
+            )))
         }
     }
 }

@@ -54,7 +54,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default",
-        "the earlier interactive default (d_ff 256, 800 steps)",
+        "the interactive default (800 steps)",
         &[
             ("memory", "0"),
             ("seq-len", "8"),
@@ -67,7 +67,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default-warmup100",
-        "the earlier default with a 100-step warm-up",
+        "the interactive default with a 100-step warm-up",
         &[
             ("memory", "0"),
             ("seq-len", "8"),
@@ -80,7 +80,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default-dff128",
-        "the interactive default (d_ff 128, 800 steps)",
+        "the interactive default at d_ff 128",
         &[
             ("memory", "0"),
             ("seq-len", "8"),
@@ -94,7 +94,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default-batch256",
-        "the earlier default at batch 256, lr 5e-4",
+        "the interactive default at batch 256, lr 5e-4",
         &[
             ("memory", "0"),
             ("seq-len", "8"),
@@ -108,7 +108,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default-3000",
-        "the earlier default trained 3000 steps",
+        "the interactive default trained 3000 steps",
         &[
             ("memory", "0"),
             ("seq-len", "8"),
