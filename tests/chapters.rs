@@ -272,6 +272,22 @@ fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
     assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
+/// The page's paragraph on chapter 2's longer runs is generated too: the one `plateau reproduce
+/// --experiment anchors --ablation` wrote into `index.html` and quoted in its section.
+#[test]
+fn the_pages_chapter2_long_run_findings_are_the_ones_quoted_in_reproduction_md() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = ("<!-- BEGIN chapter2-long-findings -->", "<!-- END chapter2-long-findings -->");
+    let a = html.find(begin).expect("index.html has the chapter2-long-findings block") + begin.len();
+    let b = html.find(end).expect("the block ends");
+    let block = html[a..b].trim();
+    assert!(block.starts_with("<strong>Longer runs</strong>") && block.contains("γ = 0.3"), "{block}");
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let section = repro.split("<!-- BEGIN chapter2-ablation -->").nth(1).expect("the ablation section");
+    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
+}
+
 /// The page's "what the measured runs show" for chapter 3 is generated, like chapter 2's.
 #[test]
 fn the_pages_chapter3_findings_are_the_ones_quoted_in_reproduction_md() {

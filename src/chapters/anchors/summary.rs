@@ -343,6 +343,33 @@ pub struct AblationCell {
     pub runs: Vec<AnchorSummary>,
 }
 
+/// The page's paragraph on longer runs (`index.html`, section `chapter2-long-findings`): how a
+/// configuration trained longer (`cell`, one γ) answers the held-out pair, when it fitted the
+/// seen pairs (reasoning accuracy ≥ [`LEARNED`], median over the seeds that did) and when the
+/// answer settled (median).
+pub fn long_runs_paragraph(cell: &AblationCell) -> String {
+    let n = cell.runs.len();
+    let count = |a: Answer| cell.runs.iter().filter(|s| heldout_answer(s) == a).count();
+    let median = |mut v: Vec<usize>| -> Option<usize> {
+        v.sort_unstable();
+        (!v.is_empty()).then(|| v[v.len() / 2])
+    };
+    let fitted = median(cell.runs.iter().filter_map(|s| s.reasoning_step).collect());
+    let settled = median(cell.runs.iter().filter_map(|s| s.answer_step).collect());
+    format!(
+        "<strong>Longer runs</strong> (in REPRODUCTION.md, the ablation): trained {} steps instead of 800, γ = {} \
+         (large init) fits the seen pairs {} and then answers the held-out pair symmetrically — with the mirror \
+         pair's memorized label — in {} of {n} runs, inferentially in {}, neither in {}{}.",
+        cell.steps,
+        cell.gamma,
+        fitted.map_or("in no run".to_string(), |s| format!("late (by step {s} at the median)")),
+        count(Answer::Symmetric),
+        count(Answer::Inferential),
+        count(Answer::Neither),
+        settled.map_or(String::new(), |s| format!(" (the answer settles by step {s} at the median)")),
+    )
+}
+
 /// The ablation table: one line per (configuration, γ), each seed's held-out answer with its
 /// final inferential / symmetric accuracies and the step it settled at, which subset each seed
 /// learned first, the final seen-pair accuracy, and the mean most-negative key order correlation.

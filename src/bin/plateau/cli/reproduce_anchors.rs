@@ -108,7 +108,7 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
     ),
     (
         "default-3000",
-        "the interactive default trained 3000 steps",
+        LONG_RUNS,
         &[
             ("memory", "0"),
             ("seq-len", "8"),
@@ -125,6 +125,9 @@ pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
         &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512"), ("d-model", "32"), ("d-ff", "128")],
     ),
 ];
+
+/// The ablation row whose γ = 0.3 runs the page quotes (`chapter2-long-findings`).
+const LONG_RUNS: &str = "the interactive default trained 3000 steps";
 
 /// The mixed reconstruction the ablation starts from: 2 layers, 1 head, d 64, d_ff 256, batch 128,
 /// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps.
@@ -222,6 +225,9 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
+    // The page quotes what the longest runs of the interactive default show at large init.
+    let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
+    let long_paragraph = long.map(r::long_runs_paragraph);
     let base = ablation_base();
     let body = format!(
         "## Chapter 2 — what decides the held-out answer: an ablation (generated)\n\n\
@@ -230,7 +236,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
          no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
          implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
          20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
-         whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}",
+         whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}{}",
         args.join(" "),
         today(),
         kind.name(),
@@ -239,8 +245,17 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
         base.seq_len,
         r::ablation_table(&cells),
         r::ablation_findings(&cells),
+        long_paragraph.as_ref().map_or(String::new(), |p| format!(
+            "\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-long-findings`):\n\n> {p}\n"
+        )),
     );
     write_section(&out, "chapter2-ablation", &body)?;
+    if let Some(p) = &long_paragraph {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        std::fs::write(page, plateau::report::replace_section(&html, "chapter2-long-findings", p))?;
+        eprintln!("wrote section chapter2-long-findings of {page}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
