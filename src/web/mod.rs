@@ -446,29 +446,44 @@ pub fn seeds_summary(experiment: String, runs: JsValue) -> Option<String> {
     Some(crate::seeds::summary_sentence(&measures))
 }
 
+/// Work on a run's rows that needs their chapter's row type (its columns and how a row reads).
+trait WithRows {
+    fn with<R: crate::history::Row + serde::de::DeserializeOwned>(self, cfg: &RunConfig) -> Result<String, JsValue>;
+}
+
+/// Reads `config` and calls `work` with the row type of its chapter.
+fn by_chapter(config: JsValue, work: impl WithRows) -> Result<String, JsValue> {
+    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    match cfg.experiment.chapter() {
+        2 => work.with::<AnchorRow>(&cfg),
+        3 => work.with::<SyntaxRow>(&cfg),
+        _ => work.with::<MetricRow>(&cfg),
+    }
+}
+
 /// One CSV of several seeds' rows of a run of `config` (`runs`: `[{seed, rows}, …]`), the `seed`
 /// column first ([`crate::history::to_csv_seeded`]): the text `plateau run --seeds` writes.
 #[wasm_bindgen(js_name = seedsCsv)]
 pub fn seeds_csv(config: JsValue, runs: JsValue) -> Result<String, JsValue> {
-    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
-    use crate::history::{to_csv_seeded, Row};
-    #[derive(serde::Deserialize)]
-    struct Seeded<R> {
-        seed: u64,
-        rows: Vec<R>,
+    struct Seeded(JsValue);
+    impl WithRows for Seeded {
+        fn with<R: crate::history::Row + serde::de::DeserializeOwned>(
+            self,
+            cfg: &RunConfig,
+        ) -> Result<String, JsValue> {
+            #[derive(serde::Deserialize)]
+            struct Run<R> {
+                seed: u64,
+                rows: Vec<R>,
+            }
+            let runs: Vec<Run<R>> =
+                serde_wasm_bindgen::from_value(self.0).map_err(|e| js_err(format!("invalid seed rows: {e}")))?;
+            let runs: Vec<(u64, &[R])> = runs.iter().map(|r| (r.seed, r.rows.as_slice())).collect();
+            Ok(crate::history::to_csv_seeded(&R::columns(cfg), &runs))
+        }
     }
-    fn csv<R: Row + serde::de::DeserializeOwned>(cfg: &RunConfig, runs: JsValue) -> Result<String, JsValue> {
-        let runs: Vec<Seeded<R>> =
-            serde_wasm_bindgen::from_value(runs).map_err(|e| js_err(format!("invalid seed rows: {e}")))?;
-        let runs: Vec<(u64, &[R])> = runs.iter().map(|r| (r.seed, r.rows.as_slice())).collect();
-        Ok(to_csv_seeded(&R::columns(cfg), &runs))
-    }
-    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
-    match cfg.experiment.chapter() {
-        2 => csv::<AnchorRow>(&cfg, runs),
-        3 => csv::<SyntaxRow>(&cfg, runs),
-        _ => csv::<MetricRow>(&cfg, runs),
-    }
+    by_chapter(config, Seeded(runs))
 }
 
 /// The CSV of a run's rows as the page holds them (`rows`, the rows the worker sent), with the
@@ -476,18 +491,18 @@ pub fn seeds_csv(config: JsValue, runs: JsValue) -> Result<String, JsValue> {
 /// CSV* uses it, so the rows on screen stay downloadable even after the worker's engine failed.
 #[wasm_bindgen(js_name = rowsCsv)]
 pub fn rows_csv(config: JsValue, rows: JsValue) -> Result<String, JsValue> {
-    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
-    use crate::history::{to_csv, Row};
-    fn csv<R: Row + serde::de::DeserializeOwned>(cfg: &RunConfig, rows: JsValue) -> Result<String, JsValue> {
-        let rows: Vec<R> = serde_wasm_bindgen::from_value(rows).map_err(|e| js_err(format!("invalid rows: {e}")))?;
-        Ok(to_csv(&R::columns(cfg), &rows))
+    struct Plain(JsValue);
+    impl WithRows for Plain {
+        fn with<R: crate::history::Row + serde::de::DeserializeOwned>(
+            self,
+            cfg: &RunConfig,
+        ) -> Result<String, JsValue> {
+            let rows: Vec<R> =
+                serde_wasm_bindgen::from_value(self.0).map_err(|e| js_err(format!("invalid rows: {e}")))?;
+            Ok(crate::history::to_csv(&R::columns(cfg), &rows))
+        }
     }
-    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
-    match cfg.experiment.chapter() {
-        2 => csv::<AnchorRow>(&cfg, rows),
-        3 => csv::<SyntaxRow>(&cfg, rows),
-        _ => csv::<MetricRow>(&cfg, rows),
-    }
+    by_chapter(config, Plain(rows))
 }
 
 /// The first recorded step with test accuracy ≥ 0.5 (the drop), or `undefined`.
