@@ -35,15 +35,15 @@ pub struct Band {
 }
 
 /// The [`Band`] of one curve, each run given as its `(x, y)` points (the steps of a run are
-/// distinct; points with a non-finite y are left out).
+/// distinct; points with a non-finite y are left out). All points are sorted by x once and
+/// grouped, so a band over long runs costs O(n log n), not a search per step.
 pub fn band(runs: &[Vec<(f64, f64)>]) -> Band {
-    let mut xs: Vec<f64> = runs.iter().flatten().filter(|p| p.1.is_finite()).map(|p| p.0).collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
+    let mut points: Vec<(f64, f64)> = runs.iter().flatten().copied().filter(|p| p.1.is_finite()).collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut out = Band::default();
-    for x in xs {
-        let ys: Vec<f64> =
-            runs.iter().filter_map(|r| r.iter().find(|p| p.0 == x).map(|p| p.1)).filter(|y| y.is_finite()).collect();
+    for group in points.chunk_by(|a, b| a.0 == b.0) {
+        let x = group[0].0;
+        let ys: Vec<f64> = group.iter().map(|p| p.1).collect();
         let Some(m) = median(&ys) else { continue };
         out.median.push((x, m));
         out.lo.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
