@@ -35,96 +35,67 @@ pub(super) fn model_line(cfg: &RunConfig) -> String {
     )
 }
 
+/// The interactive default as changes from the mixed reconstruction (the ablation's last rows
+/// change it further).
+const DEFAULT: &[(&str, &str)] = &[
+    ("memory", "0"),
+    ("seq-len", "8"),
+    ("warmup", "200"),
+    ("batch", "512"),
+    ("steps", "800"),
+    ("eval-batch", "128"),
+    ("snapshot-every", "50"),
+];
+
 /// The chapter 2 ablation: each configuration changes one factor of the mixed reconstruction
-/// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, and
-/// the last ones combine them. `(slug, factor, changes)`.
-pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)])] = &[
-    ("reconstruction", "the mixed reconstruction", &[]),
-    ("no-memory", "no memory anchors", &[("memory", "0")]),
-    ("seq8", "sequence length 8", &[("seq-len", "8")]),
-    ("warmup200", "200-step warm-up", &[("warmup", "200")]),
-    ("batch512", "batch 512", &[("batch", "512")]),
-    ("lr2.5e-4", "learning rate 2.5e-4", &[("lr", "0.00025")]),
-    ("d32", "width 32", &[("d-model", "32"), ("d-ff", "128")]),
-    ("nomem-batch512", "no memory, batch 512", &[("memory", "0"), ("batch", "512")]),
+/// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, the
+/// next ones combine them, and the last change one factor of the interactive default.
+/// `(slug, factor, base, changes)`: the changes are applied over the base (see [`merged`]).
+pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)], &[(&str, &str)])] = &[
+    ("reconstruction", "the mixed reconstruction", &[], &[]),
+    ("no-memory", "no memory anchors", &[], &[("memory", "0")]),
+    ("seq8", "sequence length 8", &[], &[("seq-len", "8")]),
+    ("warmup200", "200-step warm-up", &[], &[("warmup", "200")]),
+    ("batch512", "batch 512", &[], &[("batch", "512")]),
+    ("lr2.5e-4", "learning rate 2.5e-4", &[], &[("lr", "0.00025")]),
+    ("d32", "width 32", &[], &[("d-model", "32"), ("d-ff", "128")]),
+    ("nomem-batch512", "no memory, batch 512", &[], &[("memory", "0"), ("batch", "512")]),
     (
         "reference",
         "the pure reasoning task (all four)",
+        &[],
         &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512")],
     ),
-    (
-        "default",
-        "the interactive default (800 steps)",
-        &[
-            ("memory", "0"),
-            ("seq-len", "8"),
-            ("warmup", "200"),
-            ("batch", "512"),
-            ("steps", "800"),
-            ("eval-batch", "128"),
-            ("snapshot-every", "50"),
-        ],
-    ),
-    (
-        "default-warmup100",
-        "the interactive default with a 100-step warm-up",
-        &[
-            ("memory", "0"),
-            ("seq-len", "8"),
-            ("warmup", "100"),
-            ("batch", "512"),
-            ("steps", "800"),
-            ("eval-batch", "128"),
-            ("snapshot-every", "50"),
-        ],
-    ),
-    (
-        "default-dff128",
-        "the interactive default at d_ff 128",
-        &[
-            ("memory", "0"),
-            ("seq-len", "8"),
-            ("warmup", "200"),
-            ("batch", "512"),
-            ("steps", "800"),
-            ("eval-batch", "128"),
-            ("snapshot-every", "50"),
-            ("d-ff", "128"),
-        ],
-    ),
+    ("default", "the interactive default (800 steps)", DEFAULT, &[]),
+    ("default-warmup100", "the interactive default with a 100-step warm-up", DEFAULT, &[("warmup", "100")]),
+    ("default-dff128", "the interactive default at d_ff 128", DEFAULT, &[("d-ff", "128")]),
     (
         "default-batch256",
         "the interactive default at batch 256, lr 5e-4",
-        &[
-            ("memory", "0"),
-            ("seq-len", "8"),
-            ("warmup", "200"),
-            ("batch", "256"),
-            ("lr", "0.0005"),
-            ("steps", "800"),
-            ("eval-batch", "128"),
-            ("snapshot-every", "50"),
-        ],
+        DEFAULT,
+        &[("batch", "256"), ("lr", "0.0005")],
     ),
-    (
-        "default-3000",
-        LONG_RUNS,
-        &[
-            ("memory", "0"),
-            ("seq-len", "8"),
-            ("warmup", "200"),
-            ("batch", "512"),
-            ("steps", "3000"),
-            ("eval-batch", "128"),
-            ("snapshot-every", "250"),
-        ],
-    ),
+    ("default-3000", LONG_RUNS, DEFAULT, &[("steps", "3000"), ("snapshot-every", "250")]),
     (
         "reference-d32",
         "the pure reasoning task at width 32",
+        &[],
         &[("memory", "0"), ("seq-len", "8"), ("warmup", "200"), ("batch", "512"), ("d-model", "32"), ("d-ff", "128")],
     ),
 ];
+
+/// `base` with `changes` over it: a key already in `base` keeps its place with the new value,
+/// a new key is appended.
+fn merged<'a>(base: &[(&'a str, &'a str)], changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let mut out = base.to_vec();
+    for &(k, v) in changes {
+        match out.iter_mut().find(|(b, _)| *b == k) {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    out
+}
 
 /// The ablation row whose γ = 0.3 runs the page quotes (`chapter2-long-findings`).
 const LONG_RUNS: &str = "the interactive default trained 3000 steps";
@@ -169,8 +140,9 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     std::fs::create_dir_all(&dir)?;
     let mut cells = vec![];
     let mut missing = 0;
-    for (slug, factor, changes) in ABLATION {
-        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+    for &(slug, factor, base, extra) in ABLATION {
+        let changes = &merged(base, extra)[..];
+        let train_this = only.as_ref().is_none_or(|o| o.contains(&slug)) && !finished_only;
         for &g in &gammas {
             let mut cell = r::AblationCell {
                 factor: factor.to_string(),
@@ -181,7 +153,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
             };
             for &seed in &seeds {
                 let mut cfg = ablation_base();
-                for (k, v) in *changes {
+                for (k, v) in changes {
                     cfg.set(k, v)?;
                 }
                 cfg.set("gamma", &g.to_string())?;
