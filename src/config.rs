@@ -28,6 +28,8 @@ pub enum Task {
     Anchors,
     /// Chapter 3: masked language modelling on a synthetic dependency grammar (Chen et al.).
     Syntax,
+    /// Chapter 4: next-token prediction on real text (Gopalani & Hu's LLM measurement).
+    Lm,
 }
 
 /// Which network chapter 2 trains.
@@ -78,22 +80,24 @@ impl Task {
             Task::PrefixSum => "prefix-sum",
             Task::Anchors => "anchors",
             Task::Syntax => "syntax",
+            Task::Lm => "lm",
         }
     }
     /// Every task, in chapter order.
-    pub fn all() -> [Task; 4] {
-        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax]
+    pub fn all() -> [Task; 5] {
+        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax, Task::Lm]
     }
     /// Parses a task name.
     pub fn parse(s: &str) -> Option<Task> {
         Task::all().into_iter().find(|t| t.name() == s)
     }
-    /// The chapter of the explorable this task belongs to (1, 2 or 3).
+    /// The chapter of the explorable this task belongs to (1 to 4).
     pub fn chapter(self) -> u8 {
         match self {
             Task::Mws | Task::PrefixSum => 1,
             Task::Anchors => 2,
             Task::Syntax => 3,
+            Task::Lm => 4,
         }
     }
 }

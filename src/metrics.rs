@@ -38,6 +38,28 @@ pub fn cosine(u: &[f32], v: &[f32]) -> f64 {
     }
 }
 
+/// Cosine matrix of `n` positions of every sequence, averaged over the sequences:
+/// `C[i,j] = mean_b cos(h_{b,from+i}, h_{b,from+j})` for `i, j = 0..n−1`, from states
+/// `hidden: [batch, t, d]` (row-major; `[n, n]` out).
+pub fn cosine_matrix(hidden: &[f32], t: usize, d: usize, from: usize, n: usize) -> Vec<f64> {
+    let batch = hidden.len() / (t * d);
+    let mut c = vec![0.0f64; n * n];
+    for b in 0..batch {
+        let h = |p: usize| &hidden[(b * t + p) * d..(b * t + p + 1) * d];
+        for i in 0..n {
+            for j in 0..=i {
+                let v = cosine(h(from + i), h(from + j));
+                c[i * n + j] += v;
+                if i != j {
+                    c[j * n + i] += v;
+                }
+            }
+        }
+    }
+    c.iter_mut().for_each(|v| *v /= batch.max(1) as f64);
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! [`Run::csv`] exports the chapter's CSV.
 
 use crate::chapters::anchors::{AnchorRow, AnchorTrainer};
+use crate::chapters::lm::{LmRow, LmTrainer};
 use crate::chapters::plateau::{MetricRow, PlateauTrainer};
 use crate::chapters::syntax::{SyntaxRow, SyntaxTrainer};
 use crate::config::{ConfigError, RunConfig, Task};
@@ -10,8 +11,8 @@ use crate::history::{csv_lines, to_csv, Row};
 use crate::train::Status;
 use burn::tensor::Device;
 
-/// One training run of chapter 1 (moving-window sum / prefix sum), chapter 2 (anchors) or
-/// chapter 3 (syntax).
+/// One training run of chapter 1 (moving-window sum / prefix sum), chapter 2 (anchors),
+/// chapter 3 (syntax) or chapter 4 (a language model on real text).
 pub enum Run {
     /// Chapter 1.
     Plateau(Box<PlateauTrainer>),
@@ -19,6 +20,8 @@ pub enum Run {
     Anchors(Box<AnchorTrainer>),
     /// Chapter 3.
     Syntax(Box<SyntaxTrainer>),
+    /// Chapter 4.
+    Lm(Box<LmTrainer>),
 }
 
 /// `$body` with `$t` bound to the run's trainer, whichever chapter it is.
@@ -28,6 +31,7 @@ macro_rules! each {
             Run::Plateau($t) => $body,
             Run::Anchors($t) => $body,
             Run::Syntax($t) => $body,
+            Run::Lm($t) => $body,
         }
     };
 }
@@ -39,6 +43,15 @@ impl Run {
             Task::Mws | Task::PrefixSum => Run::Plateau(Box::new(PlateauTrainer::new(cfg, device)?)),
             Task::Anchors => Run::Anchors(Box::new(AnchorTrainer::new(cfg, device)?)),
             Task::Syntax => Run::Syntax(Box::new(SyntaxTrainer::new(cfg, device)?)),
+            Task::Lm => {
+                crate::chapters::lm::corpus::corpus().map_err(|e| ConfigError {
+                    key: String::new(),
+                    value: String::new(),
+                    allowed: format!("Chapter 4 cannot start: {e}."),
+                    safe: None,
+                })?;
+                Run::Lm(Box::new(LmTrainer::new(cfg, device)?))
+            }
         })
     }
 
@@ -89,6 +102,7 @@ impl Run {
             Run::Plateau(t) => to_csv(&MetricRow::columns(t.config()), &t.history.rows),
             Run::Anchors(t) => to_csv(&AnchorRow::columns(t.config()), &t.history.rows),
             Run::Syntax(t) => to_csv(&SyntaxRow::columns(t.config()), &t.history.rows),
+            Run::Lm(t) => to_csv(&LmRow::columns(t.config()), &t.history.rows),
         }
     }
 
@@ -105,6 +119,7 @@ impl Run {
             Run::Plateau(t) => crate::seeds::plateau_measures(&t.history.rows),
             Run::Anchors(t) => crate::seeds::anchors_measures(&t.history.rows),
             Run::Syntax(t) => crate::seeds::syntax_measures(&t.history.rows),
+            Run::Lm(t) => crate::seeds::lm_measures(&t.history.rows),
         }
     }
 
@@ -122,6 +137,10 @@ impl Run {
             Run::Syntax(t) => {
                 let r = t.history.rows.last();
                 (r.map_or(f64::NAN, |r| r.loss), "uas", r.map_or(f64::NAN, |r| r.uas))
+            }
+            Run::Lm(t) => {
+                let r = t.history.rows.last();
+                (r.map_or(f64::NAN, |r| r.loss), "hidden_cos", r.map_or(f64::NAN, |r| r.hidden_cos))
             }
         }
     }

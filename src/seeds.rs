@@ -121,6 +121,22 @@ pub fn syntax_measures(rows: &[SyntaxRow]) -> Vec<Measure> {
     ]
 }
 
+/// Chapter 4's headline numbers ([`crate::chapters::lm::summary::Course`]): the hidden cosine at
+/// initialization, its peak and when, when it passed 0.9 and recovered, its last value, and the
+/// repetition peak.
+pub fn lm_measures(rows: &[crate::chapters::lm::LmRow]) -> Vec<Measure> {
+    let c = crate::chapters::lm::summary::course(rows);
+    let num = |f: fn(&crate::chapters::lm::summary::Course) -> f64| Value::Number(c.as_ref().map_or(f64::NAN, f));
+    vec![
+        m("hidden cosine at step 0", num(|c| c.init)),
+        m("peak hidden cosine", num(|c| c.peak.0)),
+        m("collapse (hidden cosine ≥ 0.9)", Value::Step(c.as_ref().and_then(|c| c.collapsed))),
+        m("recovery", Value::Step(c.as_ref().and_then(|c| c.recovered))),
+        m("final hidden cosine", num(|c| c.last.0)),
+        m("peak repetition", num(|c| c.peak_repetition.0)),
+    ]
+}
+
 /// A number as the summary writes it: steps whole, other values with two decimals.
 fn fmt(v: f64, step: bool) -> String {
     if step {

@@ -43,7 +43,7 @@ impl RunConfig {
     /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
     /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
     /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n + 1`
-    /// and 18; chapter 2: `seq-len` and 100; chapter 3: 20 and 65). It is meant to be within a
+    /// and 18; chapter 2: `seq-len` and 100; chapter 3: 20 and 65; chapter 4: 32 and 1024). It is meant to be within a
     /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
     pub fn memory_estimate(&self) -> f64 {
         let (t, v) = match self.experiment {
@@ -52,6 +52,7 @@ impl RunConfig {
             Task::Syntax => {
                 (crate::chapters::syntax::data::MAX_LEN as f64, crate::chapters::syntax::data::vocab_size() as f64)
             }
+            Task::Lm => (crate::chapters::lm::corpus::CONTEXT as f64, crate::chapters::lm::corpus::VOCAB as f64),
         };
         let (d, ff, l, h) = (self.d_model as f64, self.d_ff as f64, self.layers as f64, self.heads as f64);
         let (b, eb) = (self.batch as f64, self.eval_batch as f64);

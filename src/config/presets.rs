@@ -20,6 +20,7 @@ impl RunConfig {
             Task::PrefixSum => RunConfig { experiment: Task::PrefixSum, ..RunConfig::chapter1(preset) },
             Task::Anchors => RunConfig::anchors(preset),
             Task::Syntax => RunConfig::syntax(preset),
+            Task::Lm => RunConfig::lm(preset),
         }
     }
 
@@ -146,6 +147,40 @@ impl RunConfig {
         match preset {
             Preset::Interactive => base,
             Preset::Paper => RunConfig { layers: 4, d_model: 128, d_ff: 512, steps: 10_000, ..base },
+        }
+    }
+
+    /// Chapter 4 (Gopalani & Hu's LLM measurement, in small): a causal softmax decoder on
+    /// *Moby Dick* ([`crate::chapters::lm::corpus`]), the paper's init, AdamW.
+    /// `interactive` (2 layers × 2 heads, width 64, batch 32, lr 10⁻³) was chosen by measurement
+    /// to show the collapse and its recovery within a minute of browser training (see
+    /// `REPRODUCTION.md`); `paper` has the shape of Pythia-14M (6 layers × 4 heads, width 128,
+    /// d_ff 512) at this chapter's context of 32 tokens, with Pythia's learning rate 10⁻³ and a
+    /// warm-up of 1% of the steps.
+    pub fn lm(preset: Preset) -> RunConfig {
+        let n = RunConfig::NEUTRAL;
+        let base = RunConfig {
+            experiment: Task::Lm,
+            preset,
+            steps: 1500,
+            layers: 2,
+            heads: 2,
+            d_model: 64,
+            d_ff: 256,
+            attention: Attention::Softmax,
+            lr: 1e-3,
+            batch: 32,
+            eval_batch: 64,
+            eval_every: 100,
+            snapshot_every: 100,
+            weight_decay: 0.01,
+            ..n
+        };
+        match preset {
+            Preset::Interactive => base,
+            Preset::Paper => {
+                RunConfig { layers: 6, heads: 4, d_model: 128, d_ff: 512, batch: 64, steps: 5000, warmup: 50, ..base }
+            }
         }
     }
 }

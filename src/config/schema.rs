@@ -109,8 +109,8 @@ pub enum Widget {
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "experiment",
-        doc: "Task: moving-window sum or prefix sum (chapter 1), anchors (chapter 2), syntax (chapter 3).",
-        kind: Kind::Choice(&["mws", "prefix-sum", "anchors", "syntax"]),
+        doc: "Task: moving-window sum or prefix sum (chapter 1), anchors (chapter 2), syntax (chapter 3), lm (chapter 4: a language model on real text).",
+        kind: Kind::Choice(&["mws", "prefix-sum", "anchors", "syntax", "lm"]),
         live: false,
         field: Field::Named(|c| c.experiment.name(), RunConfig::switch_experiment),
         chapters: &[],
@@ -343,11 +343,11 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "warmup",
-        doc: "Steps of linear learning-rate warm-up from 0 (chapters 2 and 3); 0 = constant rate.",
+        doc: "Steps of linear learning-rate warm-up from 0 (chapters 2 to 4); 0 = constant rate.",
         kind: Kind::Int { min: 0, max: 1_000_000 },
         live: false,
         field: count!(warmup),
-        chapters: &[2, 3],
+        chapters: &[2, 3, 4],
         control: None,
     },
     ParamSpec {
@@ -361,11 +361,11 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "weight-decay",
-        doc: "Decoupled weight decay of AdamW (chapters 2 and 3; chapter 1's Adam has none).",
+        doc: "Decoupled weight decay of AdamW (chapters 2 to 4; chapter 1's Adam has none).",
         kind: Kind::Float { min: 0.0, max: 1.0, log: false },
         live: false,
         field: real!(weight_decay),
-        chapters: &[2, 3],
+        chapters: &[2, 3, 4],
         control: None,
     },
     ParamSpec {

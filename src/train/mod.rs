@@ -6,7 +6,8 @@
 //!    seed's `Train` stream at index `s`, so the cadence of evaluations never changes the data);
 //! 2. a non-finite loss stops the run with the chapter's message ([`Status::Diverged`]); the
 //!    history recorded so far stays;
-//! 3. if `s` is an evaluation step (`eval-every`, `snapshot-every` or the last step), the
+//! 3. if `s` is an evaluation step ([`Chapter::due`]: `eval-every`, `snapshot-every` or a
+//!    chapter's own schedule, and always the last step), the
 //!    chapter's metrics on the model without autodiff ([`Chapter::evaluate`]) give a row and, at
 //!    the snapshot cadence, a snapshot;
 //! 4. unless `s` is the last step, backpropagate the objective and take one optimizer step at
@@ -117,6 +118,12 @@ pub trait Chapter: Sized {
     /// The learning rate of the update after step `s` (the config's linear warm-up by default).
     fn lr(cfg: &RunConfig, s: usize) -> f64 {
         crate::config::warmup_lr(cfg.lr, cfg.warmup, s)
+    }
+    /// Whether step `s` is evaluated and whether it records a snapshot too (the last step always
+    /// does both): by default every `eval-every` and every `snapshot-every` steps.
+    fn due(cfg: &RunConfig, s: usize) -> (bool, bool) {
+        let snapshot = s % cfg.snapshot_every == 0;
+        (snapshot || s % cfg.eval_every == 0, snapshot)
     }
     /// Training forward of step `s` on `device` (autodiff).
     async fn forward(
@@ -281,8 +288,9 @@ impl<C: Chapter> Trainer<C> {
         }
         let last = s >= self.cfg.steps;
         let objective = fwd.objective.clone();
-        if s % self.cfg.eval_every == 0 || s % self.cfg.snapshot_every == 0 || last {
-            let snapshot = s % self.cfg.snapshot_every == 0 || last;
+        let (eval, snapshot) = C::due(&self.cfg, s);
+        if eval || last {
+            let snapshot = snapshot || last;
             let plain = self.device.clone().inner();
             let model = self.model.valid();
             let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, fwd, snapshot, &plain).await;

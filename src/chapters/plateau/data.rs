@@ -60,7 +60,7 @@ impl Batch {
 /// other than prefix sum is treated as moving-window sum).
 pub fn outputs(task: Task, x: &[i64]) -> Vec<i64> {
     match task {
-        Task::Mws | Task::Anchors | Task::Syntax => {
+        Task::Mws | Task::Anchors | Task::Syntax | Task::Lm => {
             (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect()
         }
         Task::PrefixSum => x
@@ -99,7 +99,7 @@ pub fn omega(task: Task, n: usize) -> Vec<(usize, usize)> {
     let mut out = vec![(n, 0)];
     for r in 1..n {
         match task {
-            Task::Mws | Task::Anchors | Task::Syntax => {
+            Task::Mws | Task::Anchors | Task::Syntax | Task::Lm => {
                 out.push((n + r, r - 1));
                 out.push((n + r, r));
             }

@@ -80,22 +80,7 @@ pub fn apm(attn: &[f32], t: usize, n: usize, omega: &[(usize, usize)]) -> f64 {
 /// Hidden-state cosine matrix: `C[i,j] = mean_b cos(h_{b,n+i}, h_{b,n+j})` for `i, j = 0..n−1`,
 /// from the final-LN outputs `hidden: [batch, T, d]` (`[n, n]`, row-major).
 pub fn hidden_cosine_matrix(hidden: &[f32], t: usize, d: usize, n: usize) -> Vec<f64> {
-    let batch = hidden.len() / (t * d);
-    let mut c = vec![0.0f64; n * n];
-    for b in 0..batch {
-        let h = |p: usize| &hidden[(b * t + p) * d..(b * t + p + 1) * d];
-        for i in 0..n {
-            for j in 0..=i {
-                let v = crate::metrics::cosine(h(n + i), h(n + j));
-                c[i * n + j] += v;
-                if i != j {
-                    c[j * n + i] += v;
-                }
-            }
-        }
-    }
-    c.iter_mut().for_each(|v| *v /= batch as f64);
-    c
+    crate::metrics::cosine_matrix(hidden, t, d, n, n)
 }
 
 /// Representation collapse: the mean of `C[i,j]` over the pairs `1 ≤ j < i ≤ n−1` (105 pairs

@@ -87,6 +87,7 @@ pub fn shape(cfg: &RunConfig) -> Shape {
         Task::Syntax => {
             (plateau::chapters::syntax::data::vocab_size(), plateau::chapters::syntax::data::MAX_LEN, false, "mlm")
         }
+        Task::Lm => (plateau::chapters::lm::corpus::VOCAB, plateau::chapters::lm::corpus::CONTEXT, true, "all"),
     };
     Shape {
         vocab,
