@@ -168,11 +168,32 @@ try {
     out.verdicts.push(v);
     log(`  ${JSON.stringify(v)}`);
   }
+  // Chapter 4's page: when the collapse and its recovery show.
+  log('chapter 4: time to the collapse and the recovery');
+  out.lm = await measureCollapse(browser, server);
+  log(`  ${JSON.stringify(out.lm)}`);
 } finally {
   await browser.close().catch(() => {});
   await server.close();
 }
 console.log(JSON.stringify(out));
+
+/** Chapter 4's page with its defaults, trained until the recovery shows: `{collapsed, recovered}`
+ * from the page's `window.plateauLm` (each the step and the training seconds until its row). */
+async function measureCollapse(browser, server) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}?experiment=lm`, { waitUntil: 'load' });
+    await p.waitForFunction(() => (window.plateauLm && window.plateauLm.recovered) || /finished|diverged/.test(document.querySelector('#run-state').textContent), null, { timeout: 900_000, polling: 250 });
+    return await p.evaluate(() => window.plateauLm);
+  } catch (e) {
+    log(`  chapter 4: ${String(e.message || e).split('\n')[0]}`);
+    return null;
+  } finally {
+    await ctx.close();
+  }
+}
 
 /** Chapter 2's page at init scale `gamma`, trained to the end: `{gamma, answer, step, seconds}`
  * from the page's `window.plateauVerdict` (the answer, the step since which it held and the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build a self-contained static copy of the explorable in dist/ (or $1): the page, the embedding
-# example, the scripts, the stylesheet and the wasm with its bindings. Every URL in it is
+# example, the scripts, the stylesheet, the wasm with its bindings and chapter 4's corpus. Every URL in it is
 # relative, so the folder works on any static host under any sub-path; the pages carry a strict
 # Content-Security-Policy (no inline script; 'wasm-unsafe-eval' only for the WebAssembly).
 set -euo pipefail
@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 OUT="${1:-dist}"
 bash scripts/build-web.sh
 rm -rf "$OUT"
-mkdir -p "$OUT/www/pkg"
+mkdir -p "$OUT/www/pkg" "$OUT/data"
 cp index.html embed.html REPRODUCTION.md "$OUT/"
 cp www/app.js www/charts.js www/controls.js www/dom.js www/exports.js www/holds.js www/pageflags.js www/protocol.js www/seeds.js www/state.js \
   www/boot-check.js www/worker.js www/plateau-figure.js www/style.css "$OUT/www/"
 cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
+cp data/moby-dick.txt data/README.md "$OUT/data/"
 echo "build-dist: wrote $OUT/ ($(du -sh "$OUT" | cut -f1)); serve it from any static host, e.g. python3 -m http.server -d $OUT"

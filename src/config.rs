@@ -200,6 +200,14 @@ pub struct RunConfig {
     pub lambda_from: usize,
     /// End (exclusive) of the λ window.
     pub lambda_until: usize,
+    /// Chapter 4: evaluate on the log-spaced schedule dense at the start as well (1), or only
+    /// every `eval-every` steps (0).
+    #[serde(default = "default_log_evals")]
+    pub log_evals: usize,
+}
+
+fn default_log_evals() -> usize {
+    1
 }
 
 fn default_memory() -> f64 {

@@ -78,7 +78,7 @@ fn flags_of(cfg: &plateau::config::RunConfig) -> Vec<String> {
 }
 
 #[test]
-fn chapters_2_and_3_from_the_cli_equal_the_golden_rows() {
+fn chapters_2_to_4_from_the_cli_equal_the_golden_rows() {
     for (name, cfg) in common::golden_runs().into_iter().skip(1) {
         let out = tmp(name);
         let emb = tmp(&format!("emb-{name}"));

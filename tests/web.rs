@@ -51,7 +51,10 @@ async fn every_chapters_rows_match_the_native_golden_files() {
         include_str!("golden/interactive-seed0-24.csv"),
         include_str!("golden/anchors-seed0-12.csv"),
         include_str!("golden/syntax-seed0-12.csv"),
+        include_str!("golden/lm-seed0-12.csv"),
     ];
+    // Chapter 4's corpus, as the page's worker hands it over.
+    plateau::chapters::lm::corpus::install(include_str!("../data/moby-dick.txt").to_string());
     for ((name, cfg), golden) in common::golden_runs().into_iter().zip(files) {
         let mut run = plateau::run::Run::new(cfg, &cpu_device()).unwrap();
         while run.advance().await == Status::Running {}
@@ -168,6 +171,7 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         y_min: 0.0,
         y_max: 1.0,
         y_log: false,
+        x_log: false,
         y_label: String::new(),
         series: vec![Series {
             label: "half".into(),
@@ -211,6 +215,7 @@ fn charts_export_as_svg_with_text_and_one_path_per_series() {
         y_min: 0.0,
         y_max: 1.0,
         y_log: false,
+        x_log: false,
         y_label: "accuracy".into(),
         series: vec![series("test", "#0072b2", 0.25), series("train", "#e69f00", 0.75)],
         bands: vec![],
@@ -340,6 +345,7 @@ fn a_seed_band_is_one_filled_polygon_in_its_curves_colour() {
         y_min: 0.0,
         y_max: 1.0,
         y_log: false,
+        x_log: false,
         y_label: "accuracy".into(),
         series: vec![Series {
             label: "test".into(),

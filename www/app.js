@@ -52,6 +52,7 @@ function wireControls() {
     scheduleDraw(true);
   });
   $('seeds').addEventListener('change', () => setSeeds(Number(field('seeds').value)));
+  $('lm-logx').addEventListener('change', () => scheduleDraw(true));
   $('seeds-csv').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
   wireExports();
   watchHolds();

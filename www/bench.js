@@ -7,15 +7,17 @@
 // spends its time in).
 const variant = new URLSearchParams(location.search).get('pkg');
 const pkg = variant && /^[a-z]+$/.test(variant) ? `./pkg-${variant}/plateau.js` : './pkg/plateau.js';
-const { default: init, parseQuery, chooseBackend, Session } = await import(pkg);
+const { default: init, parseQuery, chooseBackend, Session, installCorpus } = await import(pkg);
 
 const wasm = await init();
+// Chapter 4's corpus, as the page's worker hands it over.
+installCorpus(await (await fetch('../data/moby-dick.txt')).text());
 let held = null;
 
 /** Config of a page query with evaluation and snapshots off (as the native bench). */
 function benchConfig(query, steps) {
   const { config } = parseQuery(query);
-  return { ...config, steps, 'eval-every': 100000, 'snapshot-every': 100000 };
+  return { ...config, steps, 'eval-every': 100000, 'snapshot-every': 100000, 'log-evals': 0 };
 }
 
 window.plateauBench = {

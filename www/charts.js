@@ -1,7 +1,7 @@
 // @ts-check
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
-import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline } from './pkg/plateau.js';
+import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg/plateau.js';
 import { $, canvasById, field, notice, C, darkScheme, reducedMotion } from './dom.js';
 import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
@@ -93,6 +93,10 @@ export function eventMarkers() {
     if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
     if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `structure onset ${o.structure}` });
     if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `agreement onset ${o.number_drop}` });
+  } else if (chapter() === 4) {
+    const c = lmCourse(state.rows);
+    if (c && c.collapsed !== undefined && c.collapsed !== null) markers.push({ x: c.collapsed, label: `collapse ${c.collapsed}` });
+    if (c && c.recovered !== undefined && c.recovered !== null) markers.push({ x: c.recovered, label: `recovered ${c.recovered}` });
   }
   return markers;
 }
@@ -113,7 +117,9 @@ export function lineChart(id, series, opts) {
   if (bandActive()) for (const m of markers) m.label = `seed ${state.runCfg.seed}: ${m.label}`;
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
-  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series: banded.series, bands: banded.bands, markers, scale, dark: darkScheme.matches, ...opts });
+  // Fixed shaded ranges of the chart (a paper's figure) go under the seed bands.
+  const { reference_bands: fixedBands = [], ...rest } = opts;
+  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series: banded.series, bands: [...fixedBands, ...banded.bands], markers, scale, dark: darkScheme.matches, ...rest });
 }
 
 export function range(values, lo, hi) {
@@ -446,6 +452,88 @@ export function drawSamples(snap) {
   }));
 }
 
+// ---- chapter 4 ----
+
+/** Chapter 4's charts share the log step axis option. */
+const lmAxis = () => ({ x_log: /** @type {HTMLInputElement} */ ($('lm-logx')).checked });
+
+/** A flat reference line across the run's steps (a paper's figure or the unigram loss). */
+const level = (label, value, color, dashed = true) => ({ label, color, dashed, points: [[0, value], [Math.max(state.steps, 1), value]] });
+
+/** Chapter 4's line charts. @returns {Chart[]} */
+function lmJobs() {
+  return [
+    { chapter: 4, canvases: ['chart-lmloss'], draw: () => {
+      const ref = state.reference;
+      const series = [
+        { label: 'train', color: C.blue, points: col('loss') },
+        { label: 'held-out', color: C.orange, points: col('heldout_loss') },
+        ...(ref ? [level('word frequencies only', ref.unigram_loss, C.grey)] : []),
+      ];
+      const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 4, 4);
+      lineChart('chart-lmloss', series, { y_min: lmin * 0.95, y_max: lmax * 1.03, y_label: 'cross-entropy (nats)', legend: 'll', ...lmAxis() });
+      $('sum-lmloss').textContent = `${seriesSummary('held-out loss', col('heldout_loss'), 3)}${ref ? ` Word frequencies alone give ${ref.unigram_loss.toFixed(3)}.` : ''}`;
+    } },
+    { chapter: 4, canvases: ['chart-lmcos'], draw: () => {
+      const ref = state.reference;
+      const end = Math.max(state.steps, 1);
+      const refs = ref ? [
+        level(`Pythia after a few steps (> ${ref.collapsed})`, ref.collapsed, C.grey),
+        level(`OLMo-2 7B at step ${ref.olmo2[1][0]} (${ref.olmo2[1][1]})`, ref.olmo2[1][1], C.purple),
+      ] : [];
+      // Pythia at initialization: the shaded range.
+      const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
+      lineChart('chart-lmcos', [{ label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs], { y_min: 0, y_max: 1.05, y_label: 'mean pairwise cosine', legend: 'ul', reference_bands: init, ...lmAxis() });
+      const c = lmCourse(state.rows);
+      $('sum-lmcos').textContent = c
+        ? `Step ${state.rows[0].step}: ${c.init.toFixed(2)}; highest ${c.peak[0].toFixed(3)} at step ${c.peak[1]}; ${c.collapsed === undefined || c.collapsed === null ? 'not above 0.9 yet' : `above 0.9 from step ${c.collapsed}`}; ${c.recovered === undefined || c.recovered === null ? 'not fallen back by half yet' : `fallen back by half its rise by step ${c.recovered}`}; now ${c.last[0].toFixed(2)} at step ${c.last[1]}.`
+        : '';
+    } },
+    { chapter: 4, canvases: ['chart-lmrep'], draw: () => {
+      lineChart('chart-lmrep', [
+        { label: 'repetition', color: C.verm, points: col('repetition') },
+        { label: 'top token share', color: C.orange, points: col('top_share'), dashed: true },
+        { label: 'distinct-1', color: C.green, points: col('distinct_1') },
+        { label: 'distinct-2', color: C.blue, points: col('distinct_2'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'share', legend: 'ur', ...lmAxis() });
+      $('sum-lmrep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} ${seriesSummary('distinct-1', col('distinct_1'), 3)}`;
+    } },
+  ];
+}
+
+/** Chapter 4's snapshot: the generations and the similarity matrix of the generated tokens. */
+export function drawLmSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const box = $('lm-samples');
+  box.replaceChildren(...snap.samples.map((s, i) => {
+    const div = document.createElement('div');
+    div.className = 'lm-sample';
+    const repeats = s.ids.filter((t, j) => j > 0 && t === s.ids[j - 1]).length;
+    div.setAttribute('aria-label', `passage ${i + 1}: “${s.prompt}”, then ${s.pieces.map((p) => p.replace(/▁/g, ' ')).join('').trim()} (${repeats} of ${s.ids.length - 1} tokens repeat the one before)`);
+    const prompt = document.createElement('span');
+    prompt.className = 'prompt';
+    prompt.textContent = `…${s.prompt}`;
+    div.append(prompt);
+    s.pieces.forEach((piece, j) => {
+      const t = document.createElement('span');
+      t.className = 'tok';
+      t.textContent = piece.replace(/▁/g, ' ');
+      if (j > 0 && s.ids[j] === s.ids[j - 1]) { t.classList.add('repeat'); t.title = 'same token as the one before'; }
+      div.append(t);
+    });
+    return div;
+  }));
+  const canvas = canvasById('map-lmcos');
+  draw('heatmap', canvas, {
+    values: snap.hidden_cos, rows: snap.k, cols: snap.k, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: 'generated token', y_label: 'generated token', scale: fit(canvas), dark: darkScheme.matches,
+  });
+  const off = [];
+  for (let i = 0; i < snap.k; i += 1) for (let j = 0; j < i; j += 1) off.push(snap.hidden_cos[i * snap.k + j]);
+  $('sum-lmcos-map').textContent = `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)} (mean ${(off.reduce((a, b) => a + b, 0) / off.length).toFixed(2)}).`;
+}
+
 /**
  * Every chart of the page, in page order: its chapter, the canvases its job draws, the job. The
  * page's markup has exactly these canvases (an end-to-end test holds them equal), and a redraw
@@ -460,4 +548,6 @@ export const CHARTS = [
   { chapter: 2, canvases: ['map-pca', 'map-embcos', 'map-att2'], draw: drawAnchorSnapshot },
   ...syntaxJobs(),
   { chapter: 3, canvases: ['map-arcs', 'map-heads'], draw: drawSyntaxSnapshot },
+  ...lmJobs(),
+  { chapter: 4, canvases: ['map-lmcos'], draw: drawLmSnapshot },
 ];

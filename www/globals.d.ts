@@ -16,6 +16,11 @@ declare global {
     plateauDrop: { step: number; seconds: number } | null;
     /** Chapter 2: the held-out answer at the end of the run and when it settled. */
     plateauVerdict: { answer: string; step: number | null; seconds: number | null } | null;
+    /** Chapter 4: when the collapse (hidden cosine ≥ 0.9) and the recovery first showed. */
+    plateauLm: {
+      collapsed: { step: number; seconds: number } | null;
+      recovered: { step: number; seconds: number } | null;
+    } | null;
     /** www/bench.html only: the bench's hooks. */
     plateauBench: unknown;
   }

@@ -8,13 +8,14 @@ import { chapterOf, state } from './state.js';
 
 /**
  * The chart ids of `only=`: each canvas's id without its `chart-` prefix (`loss`, `map-att`, …),
- * and `samples` (chapter 1's generations), with their chapter.
+ * and `samples` / `lm-samples` (chapters 1 and 4's generations), with their chapter.
  * @returns {{id: string, canvas: string | null, chapter: number}[]}
  */
 export function chartIds() {
   return [
     ...CHARTS.flatMap((c) => c.canvases.map((canvas) => ({ id: canvas.replace(/^chart-/, ''), canvas, chapter: c.chapter }))),
     { id: 'samples', canvas: null, chapter: 1 },
+    { id: 'lm-samples', canvas: null, chapter: 4 },
   ];
 }
 

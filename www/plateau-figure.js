@@ -6,7 +6,7 @@
 //   <plateau-figure chapter="init" gamma="0.8"></plateau-figure>
 //   <plateau-figure chapter="plateau" only="loss,map-att" height="520"></plateau-figure>
 //
-// `chapter` is plateau | init | syntax (or any experiment name); every other attribute except
+// `chapter` is plateau | init | syntax | text (or any experiment name); every other attribute except
 // `height`, `title` and `concurrent` is passed on as a URL parameter of the page (schema keys such
 // as `c`, `gamma`, `seed`, `preset`, and the page keys `controls`, `hide`, `autoplay`, `backend`,
 // `only`, `seeds`). The page validates them and shows a notice for a bad one. Each figure is an <iframe> of
@@ -20,7 +20,7 @@
 // view, beside the others.
 
 const PAGE = new URL('../index.html', import.meta.url);
-const CHAPTERS = { plateau: 'mws', init: 'anchors', syntax: 'syntax' };
+const CHAPTERS = { plateau: 'mws', init: 'anchors', syntax: 'syntax', text: 'lm' };
 
 /** @type {{el: PlateauFigure, frame: HTMLIFrameElement, wants: boolean, told: string}[]} */
 const figures = [];

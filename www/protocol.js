@@ -2,7 +2,7 @@
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
 // rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
 // the rate, the runs table); a new worker when the engine in the old one failed.
-import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline } from './pkg/plateau.js';
+import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse } from './pkg/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { markPending } from './controls.js';
 import { $, notice, showError } from './dom.js';
@@ -31,7 +31,7 @@ export function drawRuns() {
   const body = $('runs-body');
   body.replaceChildren(...state.runs.map((r) => {
     const tr = document.createElement('tr');
-    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=1&?/, '') || '(defaults)', r.headline || '–']) {
+    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax', 4: '4 · text' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=1&?/, '') || '(defaults)', r.headline || '–']) {
       const td = document.createElement('td');
       td.textContent = text;
       tr.append(td);
@@ -55,7 +55,9 @@ export function startRun() {
   window.plateauDrop = null;
   state.rowSeconds = new Map();
   window.plateauVerdict = null;
+  window.plateauLm = null;
   $('drop-at').hidden = true;
+  $('lm-at').hidden = true;
   state.runCfg = { ...state.cfg };
   syncUrl();
   state.steps = state.cfg.steps;
@@ -90,6 +92,7 @@ export function onMessage(e) {
       $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
       $('backend').dataset.backend = msg.backend;
       state.omega = msg.omega;
+      state.reference = msg.reference || null;
       break;
     case 'state': {
       const now = performance.now();
@@ -119,6 +122,7 @@ export function onMessage(e) {
       updateRate();
       noteDrop();
       noteVerdict(msg.rows, msg.status);
+      noteCollapse(msg.rows);
       scheduleDraw(false);
       break;
     }
@@ -211,6 +215,24 @@ export function noteVerdict(rows, status) {
   if (!v) return;
   const seconds = v.step === undefined || v.step === null ? null : state.rowSeconds.get(v.step) ?? null;
   window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
+}
+
+/** Chapter 4: the training time at which each row arrived, and when the collapse (hidden cosine
+ * ≥ 0.9) and the recovery (fallen back by half its rise) of the engine's `lmCourse` first showed,
+ * in the status line; `window.plateauLm = {collapsed, recovered}` (each `{step, seconds}` or null)
+ * for the bench. @param {import('./state.js').Row[]} rows */
+export function noteCollapse(rows) {
+  if (chapter() !== 4) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
+  const c = lmCourse(state.rows);
+  if (!c) return;
+  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
+  window.plateauLm = { collapsed: at(c.collapsed), recovered: at(c.recovered) };
+  const { collapsed, recovered } = window.plateauLm;
+  if (!collapsed) return;
+  $('lm-at').hidden = false;
+  $('lm-at').textContent = `collapse (cosine ≥ 0.9) at step ${collapsed.step} after ${collapsed.seconds.toFixed(1)} s${recovered ? `, recovered by step ${recovered.step} after ${recovered.seconds.toFixed(1)} s` : ''}`;
 }
 
 export function updateRate() {

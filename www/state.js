@@ -7,7 +7,7 @@
  * where the schema's key is.
  * @typedef {{experiment: string, preset: string, seed: number, steps: number, lr: number,
  *   [key: string]: any}} Config
- * A metric row of the run's chapter (the engine's `MetricRow`, `AnchorRow` or `SyntaxRow`).
+ * A metric row of the run's chapter (the engine's `MetricRow`, `AnchorRow`, `SyntaxRow` or `LmRow`).
  * @typedef {{step: number, [column: string]: any}} Row
  * A snapshot of the run's chapter (the engine's `Snapshot`, `AnchorSnapshot` or `SyntaxSnapshot`).
  * @typedef {{step: number, [field: string]: any}} Snap
@@ -23,7 +23,7 @@
 
 /**
  * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[],
- *   snaps: Snap[], omega: number[][], steps: number, step: number, running: boolean,
+ *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
  *   runDone: boolean, mainDone: boolean,
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
@@ -40,6 +40,7 @@ export const state = {
   rows: [],
   snaps: [],
   omega: [],
+  reference: null, // chapter 4's reference levels (the engine's lmReference), from the worker
   steps: 0,
   step: 0,
   running: false,
@@ -64,11 +65,11 @@ export const state = {
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed
-  rowSeconds: new Map(), // chapter 2: training seconds at which each row's step arrived
+  rowSeconds: new Map(), // chapters 2 and 4: training seconds at which each row's step arrived
 };
 
 /** The chapter of an experiment. @param {string} experiment @returns {number} */
-export const chapterOf = (experiment) => ({ anchors: 2, syntax: 3 }[experiment] || 1);
+export const chapterOf = (experiment) => ({ anchors: 2, syntax: 3, lm: 4 }[experiment] || 1);
 
 /** The chapter on screen. */
 export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);

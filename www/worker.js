@@ -17,13 +17,14 @@
 //                                      device the run uses)
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
-//   {type:'backend', run, backend, reason, params, omega}
+//   {type:'backend', run, backend, reason, params, omega, reference}   reference: chapter 4's
+//                                      reference levels (lmReference), null in other chapters
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
-import init, { Session, chooseBackend, forgetWebgpu } from './pkg/plateau.js';
+import init, { Session, chooseBackend, forgetWebgpu, installCorpus, corpusLoaded, lmReference } from './pkg/plateau.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 
@@ -70,6 +71,22 @@ function dropBandSession() {
   band.seed = null;
 }
 
+/** Chapter 4's corpus: fetched once (next to the page, `data/moby-dick.txt`) and handed to the
+ * engine before the first chapter 4 run. */
+async function loadCorpus() {
+  if (corpusLoaded()) return;
+  const url = new URL('../data/moby-dick.txt', import.meta.url);
+  let text;
+  try {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    text = await res.text();
+  } catch (err) {
+    throw new Error(`chapter 4's corpus could not be loaded from ${url} (${err.message || err})`);
+  }
+  installCorpus(text);
+}
+
 async function start(msg) {
   run = msg.run;
   current = msg;
@@ -80,6 +97,7 @@ async function start(msg) {
   mainStep = 0;
   schedule = [];
   replayed = 0;
+  if (msg.config.experiment === 'lm') await loadCorpus();
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
   let reason = msg.reason || choice.reason;
@@ -91,7 +109,8 @@ async function start(msg) {
     backend = 'cpu';
     session = await Session.create(msg.config, backend);
   }
-  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega() });
+  const reference = msg.config.experiment === 'lm' ? lmReference() : null;
+  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference });
   running = msg.autoplay !== false;
   post({ type: 'state', running });
 }

@@ -54,6 +54,7 @@ impl RunConfig {
         lambda: 0.0,
         lambda_from: 0,
         lambda_until: 1_000_000,
+        log_evals: 1,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {
@@ -156,13 +157,13 @@ impl RunConfig {
     /// to show the collapse and its recovery within a minute of browser training (see
     /// `REPRODUCTION.md`); `paper` has the shape of Pythia-14M (6 layers × 4 heads, width 128,
     /// d_ff 512) at this chapter's context of 32 tokens, with Pythia's learning rate 10⁻³ and a
-    /// warm-up of 1% of the steps.
+    /// warm-up of 1% of the steps, for 2000 steps (about half an hour per seed on one core).
     pub fn lm(preset: Preset) -> RunConfig {
         let n = RunConfig::NEUTRAL;
         let base = RunConfig {
             experiment: Task::Lm,
             preset,
-            steps: 1500,
+            steps: 1000,
             layers: 2,
             heads: 2,
             d_model: 64,
@@ -179,7 +180,7 @@ impl RunConfig {
         match preset {
             Preset::Interactive => base,
             Preset::Paper => {
-                RunConfig { layers: 6, heads: 4, d_model: 128, d_ff: 512, batch: 64, steps: 5000, warmup: 50, ..base }
+                RunConfig { layers: 6, heads: 4, d_model: 128, d_ff: 512, batch: 64, steps: 2000, warmup: 20, ..base }
             }
         }
     }

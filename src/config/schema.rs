@@ -405,6 +405,15 @@ pub const PARAMS: &[ParamSpec] = &[
             widget: Widget::Number,
         }),
     },
+    ParamSpec {
+        key: "log-evals",
+        doc: "Chapter 4: also evaluate on a log-spaced schedule dense at the start (every step up to 8, then four per doubling), where the collapse happens (1), or only every eval-every steps (0).",
+        kind: Kind::Int { min: 0, max: 1 },
+        live: true,
+        field: count!(log_evals),
+        chapters: &[4],
+        control: None,
+    },
 ];
 
 /// Looks a parameter up by key.

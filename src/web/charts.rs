@@ -60,6 +60,10 @@ pub struct LineSpec {
     /// Logarithmic y axis (`y_min` must be > 0).
     #[serde(default)]
     pub y_log: bool,
+    /// Logarithmic step axis: `ln(1 + x)` plotted, ticks at 0, 1, 10, 100, … (step 0 stays on the
+    /// chart).
+    #[serde(default)]
+    pub x_log: bool,
     /// y axis label.
     #[serde(default)]
     pub y_label: String,
@@ -177,7 +181,8 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     root.fill(&bg).map_err(err)?;
     let s = spec.scale.max(0.5);
     let font = |px: f64| ("sans-serif", (px * s) as u32).into_font().color(&fg);
-    let x_max = spec.x_max.max(1.0);
+    let tx = |x: f64| if spec.x_log { x.max(0.0).ln_1p() } else { x };
+    let x_max = tx(spec.x_max.max(1.0));
     let ty = |y: f64| if spec.y_log { y.max(1e-9).ln() } else { y };
     let (y0, y1) = if spec.y_max > spec.y_min {
         (ty(spec.y_min), ty(spec.y_max))
@@ -195,7 +200,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     labeled.sort_by(|a, b| a.x.total_cmp(&b.x));
     for m in labeled {
         let text = format!(" {} ", m.label);
-        let px = plot.0 + (m.x / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0);
+        let px = plot.0 + (tx(m.x) / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0);
         let width = text.chars().count() as f64 * 5.6 * s;
         let (left, hpos) = if px + width > plot.1 { (px - width, HPos::Right) } else { (px, HPos::Left) };
         let line = (0..).find(|&k| taken.iter().all(|&(l, a, b)| l != k || left > b || left + width < a)).unwrap_or(0);
@@ -227,31 +232,48 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .axis_style(fg.mix(0.6))
         .label_style(font(11.0))
         .axis_desc_style(font(11.0))
-        .x_desc("step")
+        .x_desc(if spec.x_log { "step (log)" } else { "step" })
         .y_desc(spec.y_label.as_str())
-        .x_labels(6)
+        .x_labels(if spec.x_log { 0 } else { 6 })
         .y_labels(5)
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&y_fmt)
         .draw()
         .map_err(err)?;
+    if spec.x_log {
+        // Decade ticks: a grid line and a label at 0, 1, 10, 100, … up to the axis end.
+        let mut decade = 0.0f64;
+        while tx(decade) <= x_max + 1e-9 {
+            let x = tx(decade);
+            chart.draw_series(std::iter::once(PathElement::new(vec![(x, y0), (x, y1)], grid))).map_err(err)?;
+            let (px, py) = chart.backend_coord(&(x, y0));
+            root.draw(&Text::new(
+                format!("{decade:.0}"),
+                (px, py + (5.0 * s) as i32),
+                font(11.0).pos(Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(err)?;
+            decade = if decade == 0.0 { 1.0 } else { decade * 10.0 };
+        }
+    }
     for m in &spec.markers {
+        let mx = tx(m.x);
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(m.x, y0), (m.x, y1)],
+                vec![(mx, y0), (mx, y1)],
                 fg.mix(0.45).stroke_width((1.0 * s) as u32),
             )))
             .map_err(err)?;
     }
     for (m, text, line, hpos) in labels {
-        let (px, top) = chart.backend_coord(&(m.x, y1));
+        let (px, top) = chart.backend_coord(&(tx(m.x), y1));
         let at = (px, top - ((lines - line) as f64 * line_h) as i32);
         root.draw(&PathElement::new(vec![(px, at.1), (px, top)], fg.mix(0.25))).map_err(err)?;
         root.draw(&Text::new(text, at, font(10.0).pos(Pos::new(hpos, VPos::Top)))).map_err(err)?;
     }
     for b in &spec.bands {
         let finite = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
-            pts.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect()
+            pts.iter().map(|&(x, y)| (tx(x), ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect()
         };
         let mut outline = finite(&b.lo);
         outline.extend(finite(&b.hi).into_iter().rev());
@@ -263,7 +285,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         let color = hex(&ser.color);
         let style = color.stroke_width((if ser.dashed { 1.0 } else { 2.0 } * s).round().max(1.0) as u32);
         let pts: Vec<(f64, f64)> =
-            ser.points.iter().map(|&(x, y)| (x, ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+            ser.points.iter().map(|&(x, y)| (tx(x), ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
         if ser.dashed {
             chart.draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style)).map_err(err)?
         } else {

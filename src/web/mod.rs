@@ -356,6 +356,7 @@ impl Session {
                 Run::Plateau(t) => chunk(&t.history, sent, head),
                 Run::Anchors(t) => chunk(&t.history, sent, head),
                 Run::Syntax(t) => chunk(&t.history, sent, head),
+                Run::Lm(t) => chunk(&t.history, sent, head),
             })
         })
     }
@@ -404,6 +405,68 @@ impl Session {
     }
 }
 
+/// Hands the engine chapter 4's corpus text (the worker fetches `data/moby-dick.txt` once before
+/// its first chapter 4 run; see [`crate::chapters::lm::corpus::install`]).
+#[wasm_bindgen(js_name = installCorpus)]
+pub fn install_corpus(text: String) {
+    crate::chapters::lm::corpus::install(text);
+}
+
+/// Whether chapter 4's corpus is loaded in this instance.
+#[wasm_bindgen(js_name = corpusLoaded)]
+pub fn corpus_loaded() -> bool {
+    crate::chapters::lm::corpus::available()
+}
+
+/// Chapter 4's reference levels for the loss chart and the paper's marks: `{unigram_loss,
+/// pythia_init: [lo, hi], olmo2: [[step, cos], …], collapsed}`, or `undefined` before the corpus
+/// is loaded.
+#[wasm_bindgen(js_name = lmReference)]
+pub fn lm_reference() -> JsValue {
+    use crate::chapters::lm::{corpus, summary};
+    let Ok(c) = corpus::corpus() else { return JsValue::UNDEFINED };
+    #[derive(Serialize)]
+    struct Reference {
+        unigram_loss: f64,
+        pythia_init: (f64, f64),
+        olmo2: [(usize, f64); 2],
+        collapsed: f64,
+    }
+    to_js(&Reference {
+        unigram_loss: c.unigram_loss(),
+        pythia_init: summary::PYTHIA_INIT,
+        olmo2: summary::OLMO2,
+        collapsed: summary::COLLAPSED,
+    })
+}
+
+/// Chapter 4's course of a run from its rows (see [`crate::chapters::lm::summary::Course`]):
+/// `{init, peak: [value, step], collapsed, recovered, last: [value, step], …}` or `undefined`.
+#[wasm_bindgen(js_name = lmCourse)]
+pub fn lm_course(rows: JsValue) -> JsValue {
+    #[derive(Serialize)]
+    struct Out {
+        init: f64,
+        peak: (f64, usize),
+        collapsed: Option<usize>,
+        recovered: Option<usize>,
+        last: (f64, usize),
+        peak_repetition: (f64, usize),
+    }
+    let rows: Vec<crate::chapters::lm::LmRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
+    match crate::chapters::lm::summary::course(&rows) {
+        Some(c) => to_js(&Out {
+            init: c.init,
+            peak: c.peak,
+            collapsed: c.collapsed,
+            recovered: c.recovered,
+            last: c.last,
+            peak_repetition: c.peak_repetition,
+        }),
+        None => JsValue::UNDEFINED,
+    }
+}
+
 /// The live summary sentence of a curve (`points: [[step, value], …]`), see
 /// [`crate::report::series_summary`].
 #[wasm_bindgen(js_name = seriesSummary)]
@@ -442,6 +505,11 @@ pub fn seeds_summary(experiment: String, runs: JsValue) -> Option<String> {
             .iter()
             .map(|r: &Vec<_>| crate::seeds::syntax_measures(r))
             .collect(),
+        Task::Lm => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
+            .ok()?
+            .iter()
+            .map(|r: &Vec<_>| crate::seeds::lm_measures(r))
+            .collect(),
     };
     Some(crate::seeds::summary_sentence(&measures))
 }
@@ -453,11 +521,12 @@ trait WithRows {
 
 /// Reads `config` and calls `work` with the row type of its chapter.
 fn by_chapter(config: JsValue, work: impl WithRows) -> Result<String, JsValue> {
-    use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
+    use crate::chapters::{anchors::AnchorRow, lm::LmRow, plateau::MetricRow, syntax::SyntaxRow};
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
     match cfg.experiment.chapter() {
         2 => work.with::<AnchorRow>(&cfg),
         3 => work.with::<SyntaxRow>(&cfg),
+        4 => work.with::<LmRow>(&cfg),
         _ => work.with::<MetricRow>(&cfg),
     }
 }
@@ -555,6 +624,7 @@ pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
         Task::Syntax => {
             crate::chapters::syntax::summary::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
         }
+        Task::Lm => crate::chapters::lm::summary::headline_lm(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
     }
 }
 

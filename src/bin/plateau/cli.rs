@@ -38,11 +38,13 @@ mod bench_cmd;
 mod parity;
 mod reproduce;
 mod reproduce_anchors;
+mod reproduce_lm;
 mod reproduce_syntax;
 use bench_cmd::*;
 use parity::*;
 use reproduce::*;
 use reproduce_anchors::*;
+use reproduce_lm::*;
 use reproduce_syntax::*;
 
 /// The signal (SIGINT or SIGTERM) that asked the CLI to stop, 0 while none did.

@@ -5,7 +5,7 @@
 //! uniform random starts (`Train` stream at `s`) and minimizes the mean next-token cross-entropy
 //! over all [`CONTEXT`] positions. Evaluation follows a log-spaced schedule dense at the start
 //! ([`super::metrics::log_step`], plus every `eval-every` steps and the last), since the collapse
-//! happens in the first steps; each evaluation records, on the model after `s` updates:
+//! happens in the first steps (`log-evals 0` turns it off); each evaluation records, on the model after `s` updates:
 //! - the held-out loss on `eval-batch` fixed windows, evenly spaced over the held-out part;
 //! - for each of the 100 fixed prompts, 8 tokens generated greedily (argmax, ties to the lowest
 //!   id), and from them the repetition frequency, distinct-1 and -2 and the top token's share;
@@ -146,7 +146,7 @@ impl Chapter for Lm {
     }
 
     fn due(cfg: &RunConfig, s: usize) -> (bool, bool) {
-        let eval = m::log_step(s) || s % cfg.eval_every == 0;
+        let eval = (cfg.log_evals == 1 && m::log_step(s)) || s % cfg.eval_every == 0;
         (eval, eval)
     }
 

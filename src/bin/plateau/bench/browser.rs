@@ -41,6 +41,9 @@ pub struct BrowserResult {
     /// Chapter 2's page at γ = 0.8 and 0.3: the held-out answer and its time to verdict.
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
+    /// Chapter 4's page: when the collapse and the recovery showed.
+    #[serde(default)]
+    pub lm: Option<LmTiming>,
     /// A CPU profile of the paper preset's timed steps (the build with function names).
     #[serde(default)]
     pub profile: Option<BrowserProfile>,

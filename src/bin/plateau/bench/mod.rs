@@ -42,6 +42,7 @@ pub fn cases(full: bool) -> Vec<Case> {
         Case { name: "ch1 interactive", query: "", steps: 10 * k },
         Case { name: "ch2 interactive", query: "experiment=anchors", steps: 10 * k },
         Case { name: "ch3 interactive", query: "experiment=syntax", steps: 10 * k },
+        Case { name: "ch4 interactive", query: "experiment=lm", steps: 10 * k },
     ]
 }
 
@@ -51,6 +52,7 @@ pub fn case_config(case: &Case) -> RunConfig {
     cfg.steps = 1_000_000;
     cfg.eval_every = 100_000;
     cfg.snapshot_every = 100_000;
+    cfg.log_evals = 0;
     cfg
 }
 
@@ -345,6 +347,56 @@ pub fn native_verdict(gamma: f64) -> Option<Verdict> {
     })
 }
 
+/// Chapter 4's collapse and recovery: the page's default LM run natively on the page's CPU
+/// backend, with the wall seconds at which the rows of the first collapsed step (hidden cosine ≥
+/// 0.9) and of the recovery ([`plateau::chapters::lm::summary::course`]) were recorded; it stops
+/// once the recovery shows (or at the end of the run).
+pub fn native_lm() -> Option<LmTiming> {
+    let cfg = RunConfig::defaults(plateau::config::Task::Lm, Preset::Interactive);
+    let t0 = std::time::Instant::now();
+    let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;
+    let mut seconds: Vec<(usize, f64)> = vec![];
+    loop {
+        let status = block_on(run.advance()).clone();
+        let Run::Lm(t) = &run else { return None };
+        if let Some(r) = t.history.rows.last() {
+            if seconds.last().is_none_or(|&(s, _)| s < r.step) {
+                seconds.push((r.step, t0.elapsed().as_secs_f64()));
+            }
+        }
+        let course = plateau::chapters::lm::summary::course(&t.history.rows)?;
+        let at = |step: Option<usize>| {
+            step.and_then(|st| {
+                seconds.iter().find(|(s, _)| *s == st).map(|&(step, seconds)| AtSeconds { step, seconds })
+            })
+        };
+        if course.recovered.is_some() || !matches!(status, plateau::train::Status::Running) {
+            return Some(LmTiming { collapsed: at(course.collapsed), recovered: at(course.recovered) });
+        }
+    }
+}
+
+/// A step and the training seconds until its row arrived.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AtSeconds {
+    /// The step.
+    pub step: usize,
+    /// Training seconds.
+    pub seconds: f64,
+}
+
+/// When chapter 4's collapse and recovery showed ([`native_lm`]; the browser's
+/// `window.plateauLm`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LmTiming {
+    /// The first step with hidden cosine ≥ 0.9.
+    #[serde(default)]
+    pub collapsed: Option<AtSeconds>,
+    /// The recovery step.
+    #[serde(default)]
+    pub recovered: Option<AtSeconds>,
+}
+
 /// A chapter 2 run's held-out answer and when it settled ([`native_verdict`]; the browser's
 /// `window.plateauVerdict`).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -505,6 +557,8 @@ pub struct Results {
     pub native_drop: Option<(f64, usize)>,
     /// Chapter 2's default natively at γ = 0.8 and 0.3 ([`native_verdict`]).
     pub native_verdicts: Vec<Verdict>,
+    /// Chapter 4's default natively: collapse and recovery ([`native_lm`]).
+    pub native_lm: Option<LmTiming>,
     /// `perf report` of the paper step natively on one thread with the page's CPU backend, as
     /// (share %, symbol) ([`parse_perf_report`]), or why there is none.
     pub native_profile: Option<Result<Vec<(f64, String)>, String>>,

@@ -255,6 +255,32 @@ pub fn report(r: &Results, date: &str) -> String {
                 yes(ok)
             ));
         }
+        if let Some(lm) = &b.lm {
+            let native = |f: fn(&LmTiming) -> Option<AtSeconds>| {
+                r.native_lm.as_ref().and_then(f).map_or(String::new(), |a| {
+                    format!(
+                        "; natively step {} after {:.1} s ({}, {} threads)",
+                        a.step,
+                        a.seconds,
+                        backend::CPU.name(),
+                        r.threads
+                    )
+                })
+            };
+            for (what, limit, at, nat) in [
+                ("collapse (hidden cosine ≥ 0.9)", 10.0, lm.collapsed, native(|t| t.collapsed)),
+                ("recovery (fallen back by half its rise)", 90.0, lm.recovered, native(|t| t.recovered)),
+            ] {
+                let (text, ok) = match at {
+                    Some(a) => (format!("step {} after {:.1} s of training", a.step, a.seconds), a.seconds <= limit),
+                    None => ("not reached".to_string(), false),
+                };
+                o.push_str(&format!(
+                    "| chapter 4's {what} within {limit:.0} s in headless Chromium | {text}{nat} | {} |\n",
+                    yes(ok)
+                ));
+            }
+        }
         if let Some(t) = b.longest_task_ms {
             o.push_str(&format!(
                 "| no main-thread task over 50 ms while training | longest {t:.0} ms | {} |\n",

@@ -76,6 +76,7 @@ fn report_ratios_and_targets_by_hand() {
             ],
             drop_seconds: Some(12.34),
             drop_step: Some(225),
+            lm: Some(LmTiming { collapsed: Some(AtSeconds { step: 4, seconds: 3.9 }), recovered: None }),
             longest_task_ms: Some(61.0),
             longest_draw_ms: Some(22.0),
             long_tasks: vec![LongTask {
@@ -119,6 +120,10 @@ fn report_ratios_and_targets_by_hand() {
             step: Some(450),
             seconds: Some(40.0),
         }],
+        native_lm: Some(LmTiming {
+            collapsed: Some(AtSeconds { step: 4, seconds: 1.5 }),
+            recovered: Some(AtSeconds { step: 108, seconds: 9.0 }),
+        }),
         native_profile: Some(Ok(parse_perf_report(
             "    50.00%    13152:plateau  [.] gemm_f32::microkernel::x4x6\n\
              30.00%    13150:plateau  [.] burn_ndarray::ops::zip_map\n\
@@ -143,6 +148,14 @@ fn report_ratios_and_targets_by_hand() {
         "{text}"
     );
     assert!(text.contains("| longest 61 ms | **no** |"), "{text}");
+    assert!(
+        text.contains("| chapter 4's collapse (hidden cosine ≥ 0.9) within 10 s in headless Chromium | step 4 after 3.9 s of training; natively step 4 after 1.5 s (cpu (ndarray), 2 threads) | yes |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| chapter 4's recovery (fallen back by half its rise) within 90 s in headless Chromium | not reached; natively step 108 after 9.0 s (cpu (ndarray), 2 threads) | **no** |"),
+        "{text}"
+    );
     assert!(text.contains("| 9.0 MB raw, 3.1 MB gzip -9 | **no** |"), "{text}");
     // One thread each: PyTorch 200 ms ÷ 160 ms = 1.25×; the browser 200 ÷ 250 = 0.80×.
     assert!(text.contains("| native cpu (ndarray), 1 thread | 160 | 1.25× |"), "{text}");

@@ -140,6 +140,11 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
                 }
             }
         }
+        if matches!(&r.browser, Some(Ok(b)) if b.lm.is_some()) {
+            eprintln!("bench: chapter 4's default natively, to its recovery");
+            r.native_lm = bench::native_lm();
+            eprintln!("        {:?}", r.native_lm);
+        }
     }
     if !off(&wasm) {
         r.wasm = Some(bench::wasm_size(&wasm));

@@ -35,20 +35,24 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         ],
     )?;
     apply_max_memory(&flags)?;
-    if matches!(flags.cfg.experiment, plateau::config::Task::Anchors | plateau::config::Task::Syntax) {
+    if matches!(
+        flags.cfg.experiment,
+        plateau::config::Task::Anchors | plateau::config::Task::Syntax | plateau::config::Task::Lm
+    ) {
         // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
         // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
         if let Some(f) =
             ["stop-after", "checkpoint-every", "long-factor", "cs"].into_iter().find(|f| flags.get(f).is_some())
         {
             return Err(CliError(format!(
-                "--{f} is for the chapter 1 sweep; chapters 2 and 3 read back the runs they finished and train the missing ones"
+                "--{f} is for the chapter 1 sweep; chapters 2 to 4 read back the runs they finished and train the missing ones"
             )));
         }
     }
     match flags.cfg.experiment {
         plateau::config::Task::Anchors => return reproduce_anchors(&flags, args),
         plateau::config::Task::Syntax => return reproduce_syntax(&flags, args),
+        plateau::config::Task::Lm => return reproduce_lm(&flags, args),
         _ => {}
     }
     let seeds = seed_list(&flags, "0,1,2")?;
@@ -306,7 +310,7 @@ pub(super) fn load_checkpoint<C: Chapter>(dir: &str, cfg: &RunConfig, kind: Back
     }
 }
 
-/// How a reproduction keeps the runs of one chapter (2 or 3): its rows, how to read them back
+/// How a reproduction keeps the runs of one chapter (2 to 4): its rows, how to read them back
 /// from its CSV, and how to take them from a finished [`Run`].
 pub(super) struct Kept<R> {
     parse: fn(&str) -> Result<Vec<R>, String>,
@@ -329,6 +333,15 @@ pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> = Kept 
     rows: |run| match run {
         Run::Syntax(t) => t.history.rows.clone(),
         _ => unreachable!("experiment is syntax"),
+    },
+};
+
+pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> = Kept {
+    parse: plateau::history::from_csv,
+    step: |r| r.step,
+    rows: |run| match run {
+        Run::Lm(t) => t.history.rows.clone(),
+        _ => unreachable!("experiment is lm"),
     },
 };
 
