@@ -245,6 +245,8 @@ pub fn chapter_of_csv(text: &str) -> Option<Task> {
         Some(Task::Anchors)
     } else if has("apm") {
         Some(Task::Mws)
+    } else if has("top_share") {
+        Some(Task::Lm)
     } else {
         None
     }
@@ -256,13 +258,14 @@ pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<(Option<u64>, Vec<Meas
     use crate::history::from_csv;
     let task = chapter_of_csv(text).ok_or(
         "not a Plateau metrics CSV: its header has none of apm (chapter 1), acc_inferential (chapter 2), \
-         uas_nonadjacent (chapter 3)",
+         uas_nonadjacent (chapter 3), top_share (chapter 4)",
     )?;
     let mut out = vec![];
     for (seed, part) in split_by_seed(text)? {
         let measures = match task {
             Task::Syntax => syntax_measures(&from_csv::<SyntaxRow>(&part)?),
             Task::Anchors => anchors_measures(&from_csv::<AnchorRow>(&part)?),
+            Task::Lm => lm_measures(&from_csv::<crate::chapters::lm::LmRow>(&part)?),
             _ => plateau_measures(&from_csv::<MetricRow>(&part)?),
         };
         if measures.is_empty() {
@@ -381,6 +384,7 @@ mod tests {
         assert_eq!(chapter_of_csv(text), Some(Task::Mws));
         assert_eq!(chapter_of_csv("step,acc_inferential\n"), Some(Task::Anchors));
         assert_eq!(chapter_of_csv("step,uas_nonadjacent,acc_inferential\n"), Some(Task::Syntax));
+        assert_eq!(chapter_of_csv("step,loss,heldout_loss,repetition,hidden_cos,top_share\n"), Some(Task::Lm));
         assert_eq!(chapter_of_csv("a,b\n"), None);
         assert!(measures_from_csv("a,b\n1,2\n").unwrap_err().contains("not a Plateau metrics CSV"));
     }

@@ -1,6 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
-//! Chapters 2 and 3 through the engine: determinism, the CSV contract, the loss at
-//! initialization against its hand-computed value, and the regularizer's effect.
+//! Chapters 2 to 4 through the engine: determinism, the CSV contract, the loss at
+//! initialization against its hand-computed value, the regularizer's effect, and chapter 4's
+//! collapse and recovery.
 
 use plateau::backend::cpu_device;
 use plateau::chapters::anchors::{self, AnchorTrainer};
@@ -351,4 +352,66 @@ fn chapters_2_and_3_resume_from_a_checkpoint_bit_for_bit() {
     let mut s = RunConfig::defaults(Task::Syntax, Preset::Interactive);
     (s.steps, s.batch, s.eval_batch, s.eval_every, s.snapshot_every) = (6, 16, 16, 2, 2);
     check::<plateau::chapters::syntax::Syntax>(s, 3, syntax::to_csv);
+}
+
+/// The page's "what the measured runs show" for chapter 4 is generated, like chapter 2's.
+#[test]
+fn the_pages_chapter4_findings_are_the_ones_quoted_in_reproduction_md() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = ("<!-- BEGIN chapter4-findings -->", "<!-- END chapter4-findings -->");
+    let a = html.find(begin).expect("index.html has the chapter4-findings block") + begin.len();
+    let b = html.find(end).expect("the block ends");
+    let block = html[a..b].trim();
+    assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let section = repro.split("<!-- BEGIN chapter4-interactive-lm -->").nth(1).expect("the section");
+    let section = section.split("<!-- END chapter4-interactive-lm -->").next().unwrap();
+    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
+}
+
+/// Chapter 4's default for 300 steps: the contract columns, the log-spaced schedule, and the
+/// shape the paper reports for Pythia and OLMo-2 — the hidden cosine of the generations starts
+/// low, passes 0.9 within the first 30 steps while the generations repeat, and falls back by at
+/// least half its rise before step 300, with the repetition.
+#[test]
+fn the_language_model_collapses_and_recovers() {
+    use plateau::chapters::lm::summary::course;
+    let mut cfg = RunConfig::defaults(Task::Lm, Preset::Interactive);
+    cfg.steps = 300;
+    let mut run = Run::new(cfg, &cpu_device()).unwrap();
+    finish(&mut run);
+    let csv = run.csv();
+    assert!(csv.starts_with("step,loss,heldout_loss,repetition,hidden_cos,"), "{}", csv.lines().next().unwrap());
+    let Run::Lm(t) = &run else { panic!("chapter 4 runs the LM trainer") };
+    let rows = &t.history.rows;
+    let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
+    assert_eq!(steps[..14], [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, 19]);
+    assert!(steps.contains(&100) && steps.contains(&200) && *steps.last().unwrap() == 300, "{steps:?}");
+    assert_eq!(t.history.snapshots.len(), rows.len(), "a snapshot at every evaluation");
+    let c = course(rows).unwrap();
+    assert!(c.init < 0.2, "hidden cosine at init {}", c.init);
+    assert!(c.collapsed.is_some_and(|s| s <= 30), "collapse {:?} (peak {:?})", c.collapsed, c.peak);
+    assert!(c.recovered.is_some_and(|s| s < 300), "recovery {:?}, last {:?}", c.recovered, c.last);
+    assert!(
+        c.peak_repetition.0 > 0.5 && c.repetition.1 < c.peak_repetition.0 / 2.0,
+        "repetition {:?} → {:?}",
+        c.peak_repetition,
+        c.repetition
+    );
+    // The generations at the collapse repeat; the held-out loss falls below the level of a model
+    // that knows only word frequencies.
+    let at = t.history.snapshot_at(c.collapsed.unwrap()).unwrap();
+    assert!(at.samples.iter().all(|s| s.ids.windows(2).any(|w| w[0] == w[1])), "{:?}", at.samples);
+    let unigram = plateau::chapters::lm::corpus::corpus().unwrap().unigram_loss();
+    assert!(rows.last().unwrap().heldout_loss < unigram, "{} vs {unigram}", rows.last().unwrap().heldout_loss);
+    // With `log-evals 0`, only the cadence.
+    let mut cfg = RunConfig::defaults(Task::Lm, Preset::Interactive);
+    cfg.steps = 4;
+    cfg.eval_every = 2;
+    cfg.log_evals = 0;
+    let mut run = Run::new(cfg, &cpu_device()).unwrap();
+    finish(&mut run);
+    let Run::Lm(t) = &run else { unreachable!() };
+    assert_eq!(t.history.rows.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2, 4]);
 }

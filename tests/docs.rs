@@ -42,6 +42,7 @@ fn the_readmes_chart_ids_are_the_pages() {
         })
         .collect();
     page.push("samples".into());
+    page.push("lm-samples".into());
     listed.sort();
     page.sort();
     assert_eq!(listed, page, "README's chart ids against index.html's canvases");
@@ -93,6 +94,15 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
                 assert!(
                     onset.is_some_and(|s| s > 200),
                     "example {f:?}: agreement should arrive after the suppression ends, got {onset:?}"
+                );
+            }
+            "text" => {
+                let rows: Vec<plateau::chapters::lm::LmRow> =
+                    from_csv(&read(&format!("results/lm/interactive-lm-seed{seed}.csv"))).unwrap();
+                let c = plateau::chapters::lm::summary::course(&rows).unwrap();
+                assert!(
+                    c.collapsed.is_some() && c.recovered.is_some(),
+                    "example {f:?}: the hidden states should collapse and recover, got {c:?}"
                 );
             }
             other => panic!("example {f:?}: unknown chapter {other}"),

@@ -483,7 +483,7 @@ function lmJobs() {
       ] : [];
       // Pythia at initialization: the shaded range.
       const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
-      lineChart('chart-lmcos', [{ label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs], { y_min: 0, y_max: 1.05, y_label: 'mean pairwise cosine', legend: 'ul', reference_bands: init, ...lmAxis() });
+      lineChart('chart-lmcos', [{ label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs], { y_min: 0, y_max: 1.05, y_label: 'mean pairwise cosine', legend: 'ur', reference_bands: init, ...lmAxis() });
       const c = lmCourse(state.rows);
       $('sum-lmcos').textContent = c
         ? `Step ${state.rows[0].step}: ${c.init.toFixed(2)}; highest ${c.peak[0].toFixed(3)} at step ${c.peak[1]}; ${c.collapsed === undefined || c.collapsed === null ? 'not above 0.9 yet' : `above 0.9 from step ${c.collapsed}`}; ${c.recovered === undefined || c.recovered === null ? 'not fallen back by half yet' : `fallen back by half its rise by step ${c.recovered}`}; now ${c.last[0].toFixed(2)} at step ${c.last[1]}.`

@@ -186,7 +186,14 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(d_model),
         chapters: &[],
-        control: None,
+        control: Some(Control {
+            label: "Width",
+            help: "The residual stream's width (the MLP stays at its preset's size). Wider models start with more similar hidden states.",
+            chapters: &[4],
+            widget: Widget::Select {
+                options: &[("64", "64 (interactive)"), ("128", "128"), ("256", "256 (slower)"), ("512", "512 (much slower)")],
+            },
+        }),
     },
     ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false,
         field: count!(d_ff),
