@@ -173,11 +173,9 @@ fn bad_flags_are_refused_with_a_message() {
             "over the limit of 0.0 GB (--max-memory); reduce batch or d-model",
         ),
         (&["run", "--max-memory", "lots", "--out", "x.csv"], "--max-memory \"lots\": a positive number of gigabytes"),
-        (&["reproduce", "--experiment", "syntax", "--stop-after", "5"], "--stop-after is for the chapter 1 sweep"),
-        (
-            &["reproduce", "--experiment", "anchors", "--checkpoint-every", "5"],
-            "--checkpoint-every is for the chapter 1 sweep",
-        ),
+        (&["reproduce", "--experiment", "syntax", "--cs", "5"], "--cs is for the chapter 1 sweep"),
+        (&["reproduce", "--experiment", "lm", "--long-factor", "2"], "--long-factor is for the chapter 1 sweep"),
+        (&["reproduce", "--experiment", "anchors", "--stop-after", "0"], "--stop-after: at least 1 step"),
         (&["run", "--heads", "3", "--d-model", "64", "--out", "x.csv"], "heads dividing d-model (3 heads, d-model 64)"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
@@ -353,6 +351,44 @@ fn reproduce_continues_a_checkpointed_run_to_the_same_rows() {
     let resumed = std::fs::read_to_string(tmp("parts").join("interactive-mws-c2.5-seed0.csv")).unwrap();
     assert_eq!(resumed, straight);
     assert!(!ckpt.exists(), "a finished run's checkpoint is removed");
+}
+
+/// Chapters 2 to 4 resume too: a chapter 2 reproduction stopped mid-run by `--stop-after` leaves
+/// a checkpoint, `--resume` continues it, and the finished run's CSV is byte for byte the golden
+/// run's (the same config trained straight through).
+#[test]
+fn reproduce_continues_a_checkpointed_chapter_2_run_to_the_golden_rows() {
+    let (_, cfg) = common::golden_runs().into_iter().find(|(n, _)| n.starts_with("anchors")).unwrap();
+    let dir = tmp("resume-anchors");
+    let md = tmp("resume-anchors.md");
+    let run = |extra: &[&str]| -> (i32, String) {
+        let mut a: Vec<String> = ["reproduce", "--experiment", "anchors", "--gammas", "0.8", "--seeds", "0", "--quiet"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(flags_of(&cfg).into_iter().filter(|f| f != "--experiment" && f != "anchors"));
+        a.extend(["--csv-dir", dir.to_str().unwrap(), "--out", md.to_str().unwrap()].iter().map(|s| s.to_string()));
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (code, _, err) = plateau(&refs);
+        (code, err)
+    };
+    let stem = dir.join("interactive-anchors-transformer-g0.8-seed0").to_str().unwrap().to_string();
+    let (ckpt, csv) = (format!("{stem}.ckpt"), format!("{stem}.csv"));
+    let (code, err) = run(&["--checkpoint-every", "4", "--stop-after", "6"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("stopped at step 6 (--stop-after)"), "{err}");
+    assert!(err.contains("no run has finished yet"), "{err}");
+    let meta = std::fs::read_to_string(format!("{ckpt}/run.json")).unwrap();
+    assert!(meta.contains("\"step\": 6"), "{meta}");
+    assert!(!std::path::Path::new(&csv).exists());
+    let (code, err) = run(&["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("continuing from the checkpoint") && err.contains("at step 6"), "{err}");
+    let golden =
+        std::fs::read_to_string(format!("{}/tests/golden/anchors-seed0-12.csv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), golden);
+    assert!(!std::path::Path::new(&ckpt).exists(), "a finished run's checkpoint is removed");
 }
 
 #[test]

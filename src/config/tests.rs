@@ -5,10 +5,10 @@ use super::*;
 #[test]
 fn every_control_fits_its_key() {
     let controls: Vec<(&ParamSpec, Control)> = PARAMS.iter().filter_map(|p| p.control.map(|c| (p, c))).collect();
-    assert_eq!(controls.len(), 13, "the page's controls");
+    assert_eq!(controls.len(), 14, "the page's controls");
     for (p, c) in controls {
         assert!(!c.label.is_empty() && !c.help.is_empty(), "{}", p.key);
-        assert!(c.chapters.iter().all(|ch| (1..=3).contains(ch)), "{}", p.key);
+        assert!(c.chapters.iter().all(|ch| (1..=4).contains(ch)), "{}", p.key);
         match c.widget {
             Widget::Slider { step, digits, snap, .. } => {
                 let Kind::Float { min, max, log } = p.kind else { panic!("{}: a slider needs a float key", p.key) };

@@ -1,5 +1,5 @@
 //! `plateau reproduce` for chapter 1 (the c sweep over seeds, with checkpoints and resume), and the
-//! finished-run store chapters 2 and 3 share (`kept_run`).
+//! finished-run store chapters 2 to 4 share (`kept_run`, with checkpoints and resume).
 
 #[allow(unused_imports)]
 use super::*;
@@ -39,15 +39,15 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         flags.cfg.experiment,
         plateau::config::Task::Anchors | plateau::config::Task::Syntax | plateau::config::Task::Lm
     ) {
-        // Chapters 2 and 3 always keep finished runs (same config and backend) and train the
-        // missing ones whole; the chapter 1 sweep's checkpoint flags would be silently ignored.
-        if let Some(f) =
-            ["stop-after", "checkpoint-every", "long-factor", "cs"].into_iter().find(|f| flags.get(f).is_some())
-        {
-            return Err(CliError(format!(
-                "--{f} is for the chapter 1 sweep; chapters 2 to 4 read back the runs they finished and train the missing ones"
-            )));
+        // The chapter 1 sweep's own flags would be silently ignored by chapters 2 to 4.
+        if let Some(f) = ["long-factor", "cs"].into_iter().find(|f| flags.get(f).is_some()) {
+            return Err(CliError(format!("--{f} is for the chapter 1 sweep")));
         }
+    }
+    if std::env::var_os("BURN_DEVICE").is_none() {
+        // burn loads a checkpoint's optimizer state on its default device: make that the run's
+        // backend (no thread has started yet; see `Trainer::from_checkpoint`).
+        std::env::set_var("BURN_DEVICE", flags.backend()?.flag());
     }
     match flags.cfg.experiment {
         plateau::config::Task::Anchors => return reproduce_anchors(&flags, args),
@@ -81,11 +81,6 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     let mut budget = flags.get("stop-after").map(|_| count_flag(&flags, "stop-after", 0)).transpose()?;
     if budget == Some(0) {
         return Err(CliError("--stop-after: at least 1 step".into()));
-    }
-    if std::env::var_os("BURN_DEVICE").is_none() {
-        // burn loads a checkpoint's optimizer state on its default device: make that the run's
-        // backend (no thread has started yet; see `Trainer::from_checkpoint`).
-        std::env::set_var("BURN_DEVICE", kind.flag());
     }
     let mut missing: Vec<String> = vec![];
     let mut diverged = 0;
@@ -316,6 +311,10 @@ pub(super) struct Kept<R> {
     parse: fn(&str) -> Result<Vec<R>, String>,
     step: fn(&R) -> usize,
     rows: fn(&Run) -> Vec<R>,
+    /// Writes the run's checkpoint ([`save_checkpoint`]).
+    save: fn(&Run, &str, BackendKind, f64) -> Result<(), CliError>,
+    /// Reads a checkpoint of this chapter ([`load_checkpoint`]).
+    load: fn(&str, &RunConfig, BackendKind) -> Option<(Run, f64)>,
 }
 
 pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> = Kept {
@@ -324,6 +323,14 @@ pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> = Kept
     rows: |run| match run {
         Run::Anchors(t) => t.history.rows.clone(),
         _ => unreachable!("experiment is anchors"),
+    },
+    save: |run, dir, kind, wall| match run {
+        Run::Anchors(t) => save_checkpoint(dir, t, kind, wall),
+        _ => unreachable!("a chapter's runs are its own"),
+    },
+    load: |dir, cfg, kind| {
+        load_checkpoint::<plateau::chapters::anchors::Anchors>(dir, cfg, kind)
+            .map(|(t, wall)| (Run::Anchors(Box::new(t)), wall))
     },
 };
 
@@ -334,6 +341,14 @@ pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> = Kept 
         Run::Syntax(t) => t.history.rows.clone(),
         _ => unreachable!("experiment is syntax"),
     },
+    save: |run, dir, kind, wall| match run {
+        Run::Syntax(t) => save_checkpoint(dir, t, kind, wall),
+        _ => unreachable!("a chapter's runs are its own"),
+    },
+    load: |dir, cfg, kind| {
+        load_checkpoint::<plateau::chapters::syntax::Syntax>(dir, cfg, kind)
+            .map(|(t, wall)| (Run::Syntax(Box::new(t)), wall))
+    },
 };
 
 pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> = Kept {
@@ -342,6 +357,13 @@ pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> = Kept {
     rows: |run| match run {
         Run::Lm(t) => t.history.rows.clone(),
         _ => unreachable!("experiment is lm"),
+    },
+    save: |run, dir, kind, wall| match run {
+        Run::Lm(t) => save_checkpoint(dir, t, kind, wall),
+        _ => unreachable!("a chapter's runs are its own"),
+    },
+    load: |dir, cfg, kind| {
+        load_checkpoint::<plateau::chapters::lm::Lm>(dir, cfg, kind).map(|(t, wall)| (Run::Lm(Box::new(t)), wall))
     },
 };
 
@@ -362,9 +384,46 @@ pub(super) fn finished_kept_run<R>(
     ((kept.step)(rows.last()?) == cfg.steps).then_some((rows, m["wall_s"].as_f64()?))
 }
 
+/// How `reproduce` carries a run of chapters 2 to 4 across invocations: its state is saved every
+/// `every` steps (`--checkpoint-every`, 0: never) to `{stem}.ckpt/`, `--resume` continues a run
+/// from there, and `--stop-after N` trains at most N steps in this invocation (then saves and
+/// stops, to be resumed).
+pub(super) struct Resume {
+    every: usize,
+    resume: bool,
+    budget: Option<usize>,
+}
+
+impl Resume {
+    /// The flags' values (checkpoints every 100 steps by default).
+    pub(super) fn from_flags(flags: &Flags) -> Result<Resume, CliError> {
+        let every = count_flag(flags, "checkpoint-every", 100)?;
+        let budget = flags.get("stop-after").map(|_| count_flag(flags, "stop-after", 0)).transpose()?;
+        if budget == Some(0) {
+            return Err(CliError("--stop-after: at least 1 step".into()));
+        }
+        Ok(Resume { every, resume: flags.get("resume").is_some(), budget })
+    }
+
+    /// What a reproduction with no finished run says: after `--stop-after` ran out, that the
+    /// section comes once runs finish (exit 0); otherwise an error.
+    pub(super) fn nothing_finished(&self) -> Result<ExitCode, CliError> {
+        if self.budget == Some(0) {
+            eprintln!(
+                "no run has finished yet (--stop-after): the section is written once one has; continue with --resume"
+            );
+            Ok(ExitCode::SUCCESS)
+        } else {
+            Err(CliError("no finished runs to write a section from".into()))
+        }
+    }
+}
+
 /// One run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config, backend,
 /// wall seconds): read back when finished with the same config and backend, else trained when
-/// `train` (an error if it diverges), else `None`.
+/// `train` (an error if it diverges) — continued from `{stem}.ckpt/` with `--resume`, checkpointed
+/// as [`Resume`] says, `None` when `--stop-after` stopped it — else `None`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn kept_run<R>(
     kept: &Kept<R>,
     cfg: &RunConfig,
@@ -373,20 +432,56 @@ pub(super) fn kept_run<R>(
     train: bool,
     quiet: bool,
     label: &str,
+    resume: &mut Resume,
 ) -> Result<Option<(Vec<R>, f64)>, CliError> {
     let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
     if let Some(done) = finished_kept_run(kept, &csv, &meta, cfg, kind) {
         return Ok(Some(done));
     }
-    if !train {
+    if !train || resume.budget == Some(0) {
         return Ok(None);
     }
-    let (run, secs) = train_any(cfg.clone(), kind, quiet, label)?;
+    let ckpt = format!("{stem}.ckpt");
+    let loaded = if resume.resume { (kept.load)(&ckpt, cfg, kind) } else { None };
+    let (mut run, wall_before) = match loaded {
+        Some((run, wall)) => {
+            eprintln!("{label}: continuing from the checkpoint in {ckpt} at step {} (--resume)", run.step());
+            (run, wall)
+        }
+        None => (Run::new(cfg.clone(), &backend::device(kind))?, 0.0),
+    };
+    let start = Instant::now();
+    let mut stopped = false;
+    let secs = {
+        let (every, budget) = (resume.every, &mut resume.budget);
+        let mut after_step = |run: &Run| -> Result<bool, CliError> {
+            let out_of_budget = budget.as_mut().is_some_and(|b| {
+                *b -= 1;
+                *b == 0
+            });
+            if out_of_budget || (every > 0 && run.step() % every == 0) {
+                (kept.save)(run, &ckpt, kind, wall_before + start.elapsed().as_secs_f64())?;
+            }
+            stopped = out_of_budget;
+            Ok(!out_of_budget)
+        };
+        wall_before + drive(&mut run, quiet, label, &mut after_step)?
+    };
+    if stopped {
+        eprintln!(
+            "{label}: stopped at step {} (--stop-after); checkpoint in {ckpt}, continue with --resume",
+            run.step()
+        );
+        return Ok(None);
+    }
     if let Status::Diverged(msg) = run.status() {
         return Err(CliError(format!("{label}: {msg}")));
     }
     std::fs::write(&csv, run.csv())?;
     let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
     std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
+    if std::path::Path::new(&ckpt).exists() {
+        std::fs::remove_dir_all(&ckpt)?;
+    }
     Ok(Some(((kept.rows)(&run), secs)))
 }

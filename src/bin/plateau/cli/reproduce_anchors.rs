@@ -135,6 +135,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
     let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
@@ -179,9 +180,16 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
                 );
                 let run = match found {
                     Some(done) => Some(done),
-                    None => {
-                        kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)?
-                    }
+                    None => kept_run(
+                        &ANCHOR_RUNS,
+                        &cfg,
+                        &stem,
+                        kind,
+                        train_this,
+                        flags.get("quiet").is_some(),
+                        &label,
+                        &mut resume,
+                    )?,
                 };
                 let Some((rows, secs)) = run else {
                     missing += 1;
@@ -242,6 +250,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
     let finished_only = flags.get("finished-only").is_some();
@@ -254,7 +263,16 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
             cfg.set("seed", &seed.to_string())?;
             let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
             let label = format!("γ={g} seed={}", cfg.seed);
-            match kept_run(&ANCHOR_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+            match kept_run(
+                &ANCHOR_RUNS,
+                &cfg,
+                &stem,
+                kind,
+                !finished_only,
+                flags.get("quiet").is_some(),
+                &label,
+                &mut resume,
+            )? {
                 Some((rows, secs)) => runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs)),
                 None => missing += 1,
             }
@@ -264,7 +282,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
     if runs.is_empty() {
-        return Err(CliError("no finished runs to write a section from".into()));
+        return resume.nothing_finished();
     }
     let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
     // The page's default (interactive transformer, its default task): its paragraph goes into the

@@ -13,6 +13,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
@@ -22,7 +23,8 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
         let cfg = RunConfig { seed, ..base.clone() };
         let stem = format!("{csv_dir}/{}-lm-seed{seed}", cfg.preset.name());
         let label = format!("lm seed={seed}");
-        match kept_run(&LM_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+        match kept_run(&LM_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label, &mut resume)?
+        {
             Some((rows, wall_s)) => match r::course(&rows) {
                 Some(course) => runs.push(r::LmSummary { seed, course, wall_s }),
                 None => missing += 1,
@@ -34,7 +36,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
     if runs.is_empty() {
-        return Err(CliError("no finished runs to write a section from".into()));
+        return resume.nothing_finished();
     }
     let c = corpus::corpus().map_err(CliError)?;
     // The ablation of the step-0 hidden cosine over model shapes (no training: the first

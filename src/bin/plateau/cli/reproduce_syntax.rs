@@ -36,6 +36,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "configs", "configuration", &SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
@@ -55,7 +56,16 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
             cell.steps = cfg.steps;
             let stem = format!("{dir}/{slug}-seed{seed}");
             let label = format!("{slug} seed={seed}");
-            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label)? {
+            match kept_run(
+                &SYNTAX_RUNS,
+                &cfg,
+                &stem,
+                kind,
+                train_this,
+                flags.get("quiet").is_some(),
+                &label,
+                &mut resume,
+            )? {
                 Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
                 None => missing += 1,
             }
@@ -117,6 +127,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
@@ -137,7 +148,16 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
             cfg.seed = seed;
             let stem = format!("{csv_dir}/{}-syntax-{}-seed{seed}", cfg.preset.name(), name.replace(' ', "-"));
             let label = format!("{name} seed={seed}");
-            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label)? {
+            match kept_run(
+                &SYNTAX_RUNS,
+                &cfg,
+                &stem,
+                kind,
+                !finished_only,
+                flags.get("quiet").is_some(),
+                &label,
+                &mut resume,
+            )? {
                 Some((rows, secs)) => runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs)),
                 None => missing += 1,
             }
@@ -147,7 +167,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
     if runs.is_empty() {
-        return Err(CliError("no finished runs to write a section from".into()));
+        return resume.nothing_finished();
     }
     let name = format!("chapter3-{}-syntax", base.preset.name());
     let page_default = base.preset == Preset::Interactive
