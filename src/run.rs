@@ -24,6 +24,16 @@ pub enum Run {
     Lm(Box<LmTrainer>),
 }
 
+/// The CSV columns of a run of `cfg`'s chapter (its row type's [`Row::columns`]).
+pub fn columns(cfg: &RunConfig) -> Vec<String> {
+    match cfg.experiment {
+        Task::Mws | Task::PrefixSum => MetricRow::columns(cfg),
+        Task::Anchors => AnchorRow::columns(cfg),
+        Task::Syntax => SyntaxRow::columns(cfg),
+        Task::Lm => LmRow::columns(cfg),
+    }
+}
+
 /// `$body` with `$t` bound to the run's trainer, whichever chapter it is.
 macro_rules! each {
     ($run:expr, $t:ident => $body:expr) => {
@@ -96,14 +106,9 @@ impl Run {
         each!(self, t => t.history.rows.len())
     }
 
-    /// The chapter's CSV of every recorded row (its [`Row::columns`] as the header).
+    /// The chapter's CSV of every recorded row ([`columns`] as the header).
     pub fn csv(&self) -> String {
-        match self {
-            Run::Plateau(t) => to_csv(&MetricRow::columns(t.config()), &t.history.rows),
-            Run::Anchors(t) => to_csv(&AnchorRow::columns(t.config()), &t.history.rows),
-            Run::Syntax(t) => to_csv(&SyntaxRow::columns(t.config()), &t.history.rows),
-            Run::Lm(t) => to_csv(&LmRow::columns(t.config()), &t.history.rows),
-        }
+        each!(self, t => to_csv(&columns(t.config()), &t.history.rows))
     }
 
     /// The CSV lines (no header, each ending in a newline) of the rows from index `from` on:

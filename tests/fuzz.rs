@@ -174,8 +174,6 @@ fn flag_set(rng: &mut ChaCha8Rng) -> Vec<(String, String, bool)> {
 
 #[test]
 fn three_hundred_and_twenty_cli_flag_sets_run_as_processes_do_what_the_library_says() {
-    use plateau::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
-    use plateau::history::Row;
     let dir = std::env::temp_dir().join(format!("plateau-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(21);
@@ -265,11 +263,7 @@ fn three_hundred_and_twenty_cli_flag_sets_run_as_processes_do_what_the_library_s
                 );
                 let csv = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("case {i}: no CSV ({e}): {err}"));
                 let header = csv.lines().next().unwrap_or_default();
-                let columns = match cfg.experiment.chapter() {
-                    2 => AnchorRow::columns(&cfg),
-                    3 => SyntaxRow::columns(&cfg),
-                    _ => MetricRow::columns(&cfg),
-                };
+                let columns = plateau::run::columns(&cfg);
                 assert_eq!(header, columns.join(","), "case {i}: the run is the library's config: {args:?}");
                 assert!(csv.lines().count() >= 2, "case {i}: at least one row: {csv}");
                 if code == 3 {
