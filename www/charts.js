@@ -531,7 +531,9 @@ export function drawLmSnapshot() {
   });
   const off = [];
   for (let i = 0; i < snap.k; i += 1) for (let j = 0; j < i; j += 1) off.push(snap.hidden_cos[i * snap.k + j]);
-  $('sum-lmcos-map').textContent = `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)} (mean ${(off.reduce((a, b) => a + b, 0) / off.length).toFixed(2)}).`;
+  // The mean is the engine's `hidden_cos` of the same step (never averaged here).
+  const r = state.rows.find((x) => x.step === snap.step);
+  $('sum-lmcos-map').textContent = `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)}${r ? ` (mean pairwise cosine ${fixed(r.hidden_cos, 2)})` : ''}.`;
 }
 
 /**

@@ -79,6 +79,21 @@ fn linear(init: &mut Initializer, d_in: usize, d_out: usize, bias: bool, output_
 }
 
 impl TransformerConfig {
+    /// The shape a run's config asks for (its layers, heads, `d_model` and `d_ff`) with a
+    /// chapter's vocabulary, number of positions and kind of attention.
+    pub fn sized(cfg: &crate::config::RunConfig, vocab: usize, positions: usize, softmax: bool, causal: bool) -> Self {
+        TransformerConfig {
+            vocab,
+            positions,
+            layers: cfg.layers,
+            heads: cfg.heads,
+            d_model: cfg.d_model,
+            d_ff: cfg.d_ff,
+            softmax,
+            causal,
+        }
+    }
+
     /// Builds the model with weights drawn from the run's `Init` stream of `seed`.
     ///
     /// Draw order (fixed): token embedding, position embedding, then per block Q, K, V, out,

@@ -61,7 +61,9 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
     assert.equal(await page.$$eval('#lm-samples .lm-sample', (els) => els.length), 4);
     assert.deepEqual(await page.$$eval('#lm-samples .lm-sample', (els) => els.map((e) => e.querySelectorAll('.tok').length)), [8, 8, 8, 8]);
     await waitFn(page, () => document.querySelector('#sum-lmcos-map').textContent.startsWith('Step 300:'));
-    assert.match(await page.$eval('#sum-lmcos-map', (el) => el.textContent), /^Step 300: cosines between generated tokens range -?\d\.\d\d–\d\.\d\d \(mean \d\.\d\d\)\.$/);
+    assert.match(await page.$eval('#sum-lmcos-map', (el) => el.textContent), /^Step 300: cosines between generated tokens range -?\d\.\d\d–\d\.\d\d \(mean pairwise cosine \d\.\d\d\)\.$/);
+    const mean = (await page.$eval('#sum-lmcos-map', (el) => el.textContent)).match(/mean pairwise cosine (\d\.\d\d)/)[1];
+    assert.equal(mean, rows.at(-1).hidden_cos.toFixed(2), 'the map’s mean is the engine’s hidden_cos of that step');
     assert.match(await page.$eval('#sum-lmcos', (el) => el.textContent), /above 0\.9 from step \d+; fallen back by half its rise by step \d+/);
     // Scrubbing back to the collapsed step: the generations repeat (boxed tokens).
     await page.$eval('#scrub', (el, step) => {

@@ -99,17 +99,7 @@ impl Chapter for Anchors {
         let init = Init::Gamma(cfg.gamma);
         let net = match cfg.model {
             ModelKind::Transformer => AnchorNet::Transformer(
-                TransformerConfig {
-                    vocab: VOCAB,
-                    positions: cfg.seq_len,
-                    layers: cfg.layers,
-                    heads: cfg.heads,
-                    d_model: cfg.d_model,
-                    d_ff: cfg.d_ff,
-                    softmax: true,
-                    causal: true,
-                }
-                .init(init, cfg.seed, device),
+                TransformerConfig::sized(cfg, VOCAB, cfg.seq_len, true, true).init(init, cfg.seed, device),
             ),
             ModelKind::EmbMlp => AnchorNet::EmbMlp(
                 EmbMlpConfig { vocab: VOCAB, d_model: cfg.d_model, d_ff: cfg.d_ff }.init(init, cfg.seed, device),

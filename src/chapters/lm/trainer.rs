@@ -41,16 +41,7 @@ pub type LmTrainer = Trainer<Lm>;
 
 /// The decoder shape a chapter 4 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig {
-        vocab: VOCAB,
-        positions: CONTEXT,
-        layers: cfg.layers,
-        heads: cfg.heads,
-        d_model: cfg.d_model,
-        d_ff: cfg.d_ff,
-        softmax: true,
-        causal: true,
-    }
+    TransformerConfig::sized(cfg, VOCAB, CONTEXT, true, true)
 }
 
 /// The starts of `count` windows of `CONTEXT + 1` tokens evenly spaced over `len` tokens.

@@ -40,16 +40,7 @@ pub type PlateauTrainer = Trainer<Plateau>;
 
 /// The transformer shape a chapter 1 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig {
-        vocab: VOCAB,
-        positions: 2 * cfg.n,
-        layers: cfg.layers,
-        heads: cfg.heads,
-        d_model: cfg.d_model,
-        d_ff: cfg.d_ff,
-        softmax: cfg.attention == Attention::Softmax,
-        causal: true,
-    }
+    TransformerConfig::sized(cfg, VOCAB, 2 * cfg.n, cfg.attention == Attention::Softmax, true)
 }
 
 /// The mask strength in force at step `s` (1 when off).

@@ -180,16 +180,7 @@ fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
 
 /// The encoder shape a chapter 3 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig {
-        vocab: grammar::vocab_size(),
-        positions: MAX_LEN,
-        layers: cfg.layers,
-        heads: cfg.heads,
-        d_model: cfg.d_model,
-        d_ff: cfg.d_ff,
-        softmax: true,
-        causal: false,
-    }
+    TransformerConfig::sized(cfg, grammar::vocab_size(), MAX_LEN, true, false)
 }
 
 /// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).

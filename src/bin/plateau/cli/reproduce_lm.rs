@@ -66,6 +66,18 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     } else {
         String::new()
     };
+    let decoder = format!(
+        "{} layer(s), {} head(s), d {}, d_ff {}, batch {} windows, lr {}{}, weight decay {}, {} steps",
+        base.layers,
+        base.heads,
+        base.d_model,
+        base.d_ff,
+        base.batch,
+        base.lr,
+        if base.warmup > 0 { format!(" after a {}-step linear warm-up", base.warmup) } else { String::new() },
+        base.weight_decay,
+        base.steps
+    );
     let body = format!(
         "## Chapter 4 — {} preset, a language model on real text (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Decoder: {}; context {} tokens; \
@@ -93,18 +105,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
         args.join(" "),
         today(),
         kind.name(),
-        format!(
-            "{} layer(s), {} head(s), d {}, d_ff {}, batch {} windows, lr {}{}, weight decay {}, {} steps",
-            base.layers,
-            base.heads,
-            base.d_model,
-            base.d_ff,
-            base.batch,
-            base.lr,
-            if base.warmup > 0 { format!(" after a {}-step linear warm-up", base.warmup) } else { String::new() },
-            base.weight_decay,
-            base.steps
-        ),
+        decoder,
         corpus::CONTEXT,
         c.train.len(),
         c.heldout.len(),
