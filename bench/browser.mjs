@@ -9,6 +9,7 @@
 //    longest_task_ms, longest_draw_ms, long_tasks:[{ms, step, window_ms, cpu:[[thread, ms]]}],
 //    stretch:{window_ms, cpu:[[thread, ms]]}|null (the same split from the first step to the drop),
 //    memory:[[step, bytes]],
+//    gpu_calls:[{name, mode: 'chunk'|'every step', steps, ms, dispatches, submits, maps}] (per step),
 //    profile:{name, steps, ms, profiled_ms, functions:[[name, ms]]}|{error}|absent}
 // Needs www/pkg (scripts/build-web.sh); the profile (spec.profile: {name, query, steps, warmup})
 // needs www/pkg-names, the same engine with its function names kept. Progress goes to stderr.
@@ -18,7 +19,7 @@ import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
 const log = (...a) => console.error('browser:', ...a);
-const out = { browser: '', webgpu_adapter: null, steps: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null, memory: [] };
+const out = { browser: '', webgpu_adapter: null, steps: [], gpu_calls: [], drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null, memory: [] };
 
 // Who had the CPU during a long task. The Long Tasks API gives a task's wall time only; on a
 // machine with few cores a task is also long when the main thread waits for a core. Linux's
@@ -135,6 +136,22 @@ try {
       } catch (e) {
         out.steps.push({ name: c.name, backend, error: String(e.message || e).split('\n')[0] });
         log(`  failed: ${e.message}`);
+      }
+    }
+  }
+  // WebGPU calls per training step (kernel launches, submissions, host reads), with the loss read
+  // back once per chunk of steps (the page now) and after every step (the engine before).
+  for (const c of spec.cases) {
+    if (!backendsOf(c).includes('webgpu')) continue;
+    const n = info.fallback ? 4 : 20;
+    for (const settle of [false, true]) {
+      const mode = settle ? 'every step' : 'chunk';
+      try {
+        const r = await page.evaluate(({ q, n, w, s }) => window.plateauBench.calls(q, n, w, s), { q: c.query, n, w: c.warmup, s: settle });
+        out.gpu_calls.push({ name: c.name, mode, steps: n, ...r });
+        log(`${c.name} WebGPU calls, read back ${mode}: ${JSON.stringify(r)}`);
+      } catch (e) {
+        log(`  WebGPU calls of ${c.name} failed: ${e.message}`);
       }
     }
   }

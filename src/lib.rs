@@ -32,6 +32,7 @@ pub mod config;
 pub mod history;
 pub mod metrics;
 pub mod model;
+pub mod race;
 pub mod report;
 pub mod rng;
 pub mod run;

@@ -70,6 +70,12 @@ impl Run {
         each!(self, t => t.advance().await)
     }
 
+    /// Reads back what the steps since the last evaluation left unread and stops a diverged run
+    /// ([`crate::train::Trainer::settle`]).
+    pub async fn settle(&mut self) -> Status {
+        each!(self, t => t.settle().await)
+    }
+
     /// The config in force.
     pub fn config(&self) -> &RunConfig {
         each!(self, t => t.config())

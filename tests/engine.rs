@@ -195,6 +195,74 @@ fn divergence_stops_the_run_and_keeps_history() {
 }
 
 #[test]
+fn steps_between_evaluations_read_nothing_back() {
+    // Each host read is a wait for the GPU on WebGPU: only evaluation steps may read.
+    let mut cfg = golden_config();
+    cfg.eval_every = 4;
+    cfg.snapshot_every = 8;
+    let mut t = Trainer::new(cfg, &cpu_device()).unwrap();
+    let mut per_step = vec![];
+    for _ in 0..9 {
+        let before = plateau::tensor::reads();
+        block_on(t.advance());
+        per_step.push(plateau::tensor::reads() - before);
+    }
+    for (s, n) in per_step.iter().enumerate() {
+        if s % 4 == 0 {
+            assert!(*n > 0, "evaluation step {s} reads its metrics back: {per_step:?}");
+        } else {
+            assert_eq!(*n, 0, "step {s} is not evaluated and reads nothing: {per_step:?}");
+        }
+    }
+    let before = plateau::tensor::reads();
+    block_on(t.settle());
+    assert_eq!(plateau::tensor::reads() - before, 0, "after an evaluation step nothing is left to read");
+    block_on(t.advance());
+    let before = plateau::tensor::reads();
+    assert_eq!(block_on(t.settle()), Status::Running);
+    assert_eq!(plateau::tensor::reads() - before, 1, "settling reads the unread step's loss, once");
+    let before = plateau::tensor::reads();
+    block_on(t.settle());
+    assert_eq!(plateau::tensor::reads() - before, 0, "and only once");
+}
+
+#[test]
+fn a_divergence_between_evaluations_is_found_at_the_next_one_or_when_settled() {
+    let mut cfg = golden_config();
+    cfg.eval_every = 4;
+    cfg.snapshot_every = 8;
+    let diverging = || {
+        let mut t = Trainer::new(cfg.clone(), &cpu_device()).unwrap();
+        for _ in 0..6 {
+            block_on(t.advance()); // steps 0..=5
+        }
+        t.force_lr(f64::INFINITY); // the update after step 6 makes the weights non-finite
+        block_on(t.advance());
+        assert_eq!(block_on(t.advance()), Status::Running, "step 7 is not evaluated: nothing is read");
+        t
+    };
+    let message = |t: &Trainer| match t.status() {
+        Status::Diverged(m) => m.clone(),
+        s => panic!("expected divergence, got {s:?}"),
+    };
+    // Left alone: step 8 is evaluated, reads the loss and stops.
+    let mut a = diverging();
+    assert!(matches!(block_on(a.advance()), Status::Diverged(_)));
+    assert!(message(&a).contains("at step 8"), "{}", message(&a));
+    // Settled after step 7: found there.
+    let mut b = diverging();
+    assert!(matches!(block_on(b.settle()), Status::Diverged(_)));
+    assert!(message(&b).contains("at step 7"), "{}", message(&b));
+    assert_eq!((a.step(), b.step()), (8, 7), "each stops at the step found diverged");
+    assert_eq!(block_on(b.advance()), *b.status(), "a diverged run stays stopped");
+    // The same rows either way: up to the last evaluation before the divergence.
+    let steps = |t: &Trainer| t.history.rows.iter().map(|r| r.step).collect::<Vec<_>>();
+    assert_eq!(steps(&a), [0, 4]);
+    assert_eq!(steps(&b), steps(&a));
+    assert_eq!(a.history.rows, b.history.rows);
+}
+
+#[test]
 fn live_parameters_apply_and_reset_only_ones_are_refused() {
     let mut t = Trainer::new(golden_config(), &cpu_device()).unwrap();
     t.set_live("c", "3").unwrap();

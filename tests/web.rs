@@ -93,6 +93,17 @@ async fn webgpu_swiftshader_step_matches_the_cpu_backend() {
     assert!(info.fallback, "SwiftShader must be recognised as a software adapter");
     let choice = plateau::web::choose(info.clone(), "");
     assert_eq!(choice.backend, "cpu", "a software adapter is slower than the CPU backend");
+    assert!(!choice.race, "a software adapter is not raced unless asked");
+    let raced = plateau::web::choose(info.clone(), "race");
+    assert!(raced.race && raced.backend == "webgpu", "backend=race races on SwiftShader too: {raced:?}");
+    assert!(raced.reason.contains("backend=race"), "{}", raced.reason);
+    let hardware = plateau::web::AdapterInfo { fallback: false, vendor: "nvidia".into(), ..info.clone() };
+    let auto = plateau::web::choose(hardware.clone(), "");
+    assert!(auto.race, "a hardware adapter is raced against the CPU: {auto:?}");
+    assert!(auto.reason.contains("nvidia"), "{}", auto.reason);
+    for over in ["cpu", "webgpu"] {
+        assert!(!plateau::web::choose(hardware.clone(), over).race, "backend={over} is not raced");
+    }
     assert_eq!(plateau::web::choose(info, "webgpu").backend, "webgpu");
     let gpu = plateau::web::webgpu_device().await.expect("WebGPU device on SwiftShader");
     let (l_gpu, g_gpu, w_gpu) = one_step(&gpu).await;
@@ -277,7 +288,9 @@ async fn a_missing_empty_or_rejected_adapter_falls_back_to_the_cpu() {
     let c = choose(none.clone(), "");
     assert_eq!(c.backend, "cpu");
     assert!(c.reason.contains("no WebGPU"), "{}", c.reason);
-    assert_eq!(choose(none, "webgpu").backend, "cpu", "an override cannot conjure an adapter");
+    assert_eq!(choose(none.clone(), "webgpu").backend, "cpu", "an override cannot conjure an adapter");
+    let raced = choose(none, "race");
+    assert!(raced.backend == "cpu" && !raced.race, "nor can a race: {raced:?}");
 
     let nav = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
     let gpu = js_sys::Reflect::get(&nav, &"gpu".into()).unwrap();

@@ -89,8 +89,8 @@ async function boot() {
   const params = new URLSearchParams(window.location.search);
   const backend = params.get('backend');
   if (backend !== null) {
-    if (backend === 'webgpu' || backend === 'cpu') state.backendOverride = backend;
-    else notice(`Unknown backend "${backend}" in the URL (allowed: webgpu, cpu); choosing automatically.`);
+    if (backend === 'webgpu' || backend === 'cpu' || backend === 'race') state.backendOverride = backend;
+    else notice(`Unknown backend "${backend}" in the URL (allowed: webgpu, cpu, race); choosing automatically.`);
   }
   const parsed = parseQuery(window.location.search);
   parsed.notices.forEach(notice);

@@ -7,18 +7,34 @@
 // spends its time in).
 const variant = new URLSearchParams(location.search).get('pkg');
 const pkg = variant && /^[a-z]+$/.test(variant) ? `./pkg-${variant}/plateau.js` : './pkg/plateau.js';
-const { default: init, parseQuery, chooseBackend, Session, installCorpus } = await import(pkg);
+const { default: init, parseQuery, chooseBackend, Session, installCorpus, timingConfig } = await import(pkg);
 
 const wasm = await init();
 // Chapter 4's corpus, as the page's worker hands it over.
 installCorpus(await (await fetch('../data/moby-dick.txt')).text());
 let held = null;
 
-/** Config of a page query with evaluation and snapshots off (as the native bench). */
-function benchConfig(query, steps) {
-  const { config } = parseQuery(query);
-  return { ...config, steps, 'eval-every': 100000, 'snapshot-every': 100000, 'log-evals': 0 };
+/** Config of a page query with evaluation and snapshots off, as the page's backend race and
+ * the native bench time it (race::timing_config). */
+function benchConfig(query) {
+  return timingConfig(parseQuery(query).config);
 }
+
+// The WebGPU calls the engine makes, counted by wrapping the API's prototypes: compute
+// dispatches (kernel launches), queue submissions, and buffer maps (host reads: each one waits
+// for the GPU to finish what was queued before it).
+const calls = { dispatches: 0, submits: 0, maps: 0 };
+const G = /** @type {any} */ (globalThis);
+function wrap(cls, method, counter) {
+  const proto = G[cls] && G[cls].prototype;
+  if (!proto || typeof proto[method] !== 'function') return;
+  const orig = proto[method];
+  proto[method] = function counted(...args) { calls[counter] += 1; return orig.apply(this, args); };
+}
+wrap('GPUComputePassEncoder', 'dispatchWorkgroups', 'dispatches');
+wrap('GPUComputePassEncoder', 'dispatchWorkgroupsIndirect', 'dispatches');
+wrap('GPUQueue', 'submit', 'submits');
+wrap('GPUBuffer', 'mapAsync', 'maps');
 
 window.plateauBench = {
   /** The WebGPU probe's answer (`chooseBackend('')`). */
@@ -27,7 +43,7 @@ window.plateauBench = {
   /** Milliseconds per step of `query` on `backend` ('cpu' | 'webgpu'): `warmup` untimed steps,
    * then `steps` timed ones. */
   async time(query, steps, warmup, backend) {
-    const session = await Session.create(benchConfig(query, 1000000), backend);
+    const session = await Session.create(benchConfig(query), backend);
     try {
       await session.runFor(1e12, warmup);
       const t0 = performance.now();
@@ -38,10 +54,31 @@ window.plateauBench = {
     }
   },
 
+  /** WebGPU calls per training step of `query` after `warmup` untimed steps, over `steps` steps
+   * taken either in one chunk (`settle` false: the loss is read back once, at its end, as the
+   * page's worker does) or one step per chunk (`settle` true: a read after every step, as the
+   * engine did before it stopped reading the loss back at every step). Returns {ms, dispatches,
+   * submits, maps}, each per step. */
+  async calls(query, steps, warmup, settle) {
+    const session = await Session.create(benchConfig(query), 'webgpu');
+    try {
+      await session.runFor(1e12, warmup);
+      const before = { ...calls };
+      const t0 = performance.now();
+      if (settle) for (let i = 0; i < steps; i += 1) await session.runFor(0, 1);
+      else await session.runFor(1e12, steps);
+      const ms = (performance.now() - t0) / steps;
+      const per = (k) => (calls[k] - before[k]) / steps;
+      return { ms, dispatches: per('dispatches'), submits: per('submits'), maps: per('maps') };
+    } finally {
+      session.free();
+    }
+  },
+
   /** For a profile of the timed steps alone: `open` builds a CPU session of `query` and takes
    * `warmup` untimed steps, `run` times `steps` more (ms/step), `close` frees it. */
   async open(query, warmup) {
-    held = await Session.create(benchConfig(query, 1000000), 'cpu');
+    held = await Session.create(benchConfig(query), 'cpu');
     await held.runFor(1e12, warmup);
   },
   async run(steps) {

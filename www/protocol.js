@@ -87,10 +87,20 @@ export function onMessage(e) {
       if (state.recovering) { state.recovering = false; $('reset').classList.add('pending'); break; }
       startRun();
       break;
+    case 'racing':
+      if (msg.run !== state.run) break;
+      $('backend').textContent = 'Backend: timing both backends on this model (a few training steps each)…';
+      break;
     case 'backend':
       if (msg.run !== state.run) break;
       $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${msg.params.toLocaleString('en')} parameters.`;
       $('backend').dataset.backend = msg.backend;
+      // The race's figures (ms per training step), for readers' tools and the GPU check.
+      for (const k of ['webgpu', 'cpu']) {
+        const v = msg.race ? msg.race[`${k}_ms`] : null;
+        if (v == null) delete $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`];
+        else $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`] = String(v);
+      }
       state.omega = msg.omega;
       state.reference = msg.reference || null;
       break;

@@ -3,7 +3,9 @@
 // from the page (pause, step, set, reset) are handled between chunks.
 //
 // Protocol (page → worker):
-//   {type:'start', run, config, backend, seeds}  new run ("webgpu" | "cpu" | "" = choose);
+//   {type:'start', run, config, backend, seeds}  new run ("webgpu" | "cpu" | "race" | "" = choose;
+//                                      a hardware adapter, or "race", times both backends on the
+//                                      run's model and trains on the faster, see src/race.rs);
 //                                      autoplay; run: the page's id for it, echoed in 'backend',
 //                                      'chunk' and 'band'; seeds: the seed band's other seeds,
 //                                      trained one after another once the run finishes
@@ -17,14 +19,19 @@
 //                                      device the run uses)
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
-//   {type:'backend', run, backend, reason, params, omega, reference}   reference: chapter 4's
-//                                      reference levels (lmReference), null in other chapters
+//   {type:'racing', run}               timing both backends before the run starts
+//   {type:'backend', run, backend, reason, params, omega, reference, race}   reference: chapter
+//                                      4's reference levels (lmReference), null in other chapters;
+//                                      race: {webgpu_ms, cpu_ms, cached} when a race decided
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
-import init, { Session, chooseBackend, forgetWebgpu, installCorpus, corpusLoaded, lmReference } from './pkg/plateau.js';
+import init, {
+  Session, chooseBackend, forgetWebgpu, installCorpus, corpusLoaded, lmReference,
+  raceSettings, timingConfig, costKey, raceVerdict,
+} from './pkg/plateau.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 
@@ -41,6 +48,9 @@ let replayed = schedule.length; // after a restart on the CPU, how many of them 
 // The seed band: the seeds still to train, the session of the one training, how many of the
 // schedule's changes it has applied.
 let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
+// The races run so far: cost key (costKey: chapter, model shape, batch) → verdict. A new run of
+// a model already timed keeps its verdict; another chapter, preset or width races again.
+const races = new Map();
 
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
 const devices = [];
@@ -87,6 +97,45 @@ async function loadCorpus() {
   installCorpus(text);
 }
 
+/** Milliseconds per training step of `config` on `backend`, as the race times it
+ * (src/race.rs): the warm-up steps untimed, then one step, then as many more as fit the budget. */
+async function timeSteps(config, backend, st) {
+  const s = await Session.create(timingConfig(config), backend);
+  try {
+    await guarded(s.runFor(1e12, st.warmup));
+    const t0 = performance.now();
+    await guarded(s.runFor(0, 1));
+    let steps = 1;
+    let ms = performance.now() - t0;
+    if (ms < st.budgetMs / 2) {
+      const more = Math.max(1, Math.min(st.maxSteps - 1, Math.floor((st.budgetMs - ms) / ms)));
+      const t1 = performance.now();
+      await guarded(s.runFor(1e12, more));
+      steps += more;
+      ms += performance.now() - t1;
+    }
+    return ms / steps;
+  } finally {
+    try { s.free(); } catch (e) { /* a failed WebGPU session may be unusable */ }
+  }
+}
+
+/** Times `config` on WebGPU and on the CPU; the verdict ({backend, reason, webgpu_ms, cpu_ms}). */
+async function race(config) {
+  const st = raceSettings();
+  let gpu;
+  let gpuError;
+  try {
+    gpu = await timeSteps(config, 'webgpu', st);
+  } catch (err) {
+    gpuError = String(err.message || err);
+    devices.length = 0;
+    forgetWebgpu();
+  }
+  const cpu = await timeSteps(config, 'cpu', st);
+  return raceVerdict(gpu, gpuError, cpu);
+}
+
 async function start(msg) {
   run = msg.run;
   current = msg;
@@ -101,6 +150,20 @@ async function start(msg) {
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
   let reason = msg.reason || choice.reason;
+  let raced = null;
+  if (choice.race && !msg.reason) {
+    const key = costKey(msg.config);
+    let verdict = races.get(key);
+    const cached = !!verdict;
+    if (!verdict) {
+      post({ type: 'racing', run });
+      verdict = await race(msg.config);
+      races.set(key, verdict);
+    }
+    backend = verdict.backend;
+    reason = cached ? `${verdict.reason} (Timed when this model first ran on this page; another chapter, preset or width times again.)` : verdict.reason;
+    raced = { webgpu_ms: verdict.webgpu_ms ?? null, cpu_ms: verdict.cpu_ms, cached };
+  }
   try {
     session = await Session.create(msg.config, backend);
   } catch (err) {
@@ -110,7 +173,7 @@ async function start(msg) {
     session = await Session.create(msg.config, backend);
   }
   const reference = msg.config.experiment === 'lm' ? lmReference() : null;
-  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference });
+  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference, race: raced });
   running = msg.autoplay !== false;
   post({ type: 'state', running });
 }
@@ -154,19 +217,26 @@ function uncaught(e, reason) {
 self.addEventListener('error', (e) => uncaught(e, e.error || e.message));
 self.addEventListener('unhandledrejection', (e) => uncaught(e, e.reason));
 
+/** `promise`, or a rejection when a WebGPU callback fails while it is pending (see above). */
+async function guarded(promise) {
+  try {
+    const failed = new Promise((_, reject) => { failChunk = reject; });
+    return await Promise.race([promise, failed]);
+  } finally {
+    failChunk = null;
+  }
+}
+
 async function chunk(budget, maxSteps) {
   let out;
   // After a restart: the run's live changes, each at its step.
   const due = replayDue(session, schedule, replayed, mainStep);
   replayed = due.applied;
   try {
-    const failed = new Promise((_, reject) => { failChunk = reject; });
-    out = await Promise.race([session.runFor(budget, Math.max(1, Math.min(maxSteps, due.until))), failed]);
+    out = await guarded(session.runFor(budget, Math.max(1, Math.min(maxSteps, due.until))));
   } catch (err) {
     if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
     throw err;
-  } finally {
-    failChunk = null;
   }
   post({ type: 'chunk', run, ...out });
   mainStep = out.step;

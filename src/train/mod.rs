@@ -4,14 +4,20 @@
 //! One call to [`Trainer::advance`] handles step `s` (the model after `s` updates):
 //! 1. the chapter's training forward on batch `s` ([`Chapter::forward`]: the batch comes from the
 //!    seed's `Train` stream at index `s`, so the cadence of evaluations never changes the data);
-//! 2. a non-finite loss stops the run with the chapter's message ([`Status::Diverged`]); the
-//!    history recorded so far stays;
-//! 3. if `s` is an evaluation step ([`Chapter::due`]: `eval-every`, `snapshot-every` or a
-//!    chapter's own schedule, and always the last step), the
-//!    chapter's metrics on the model without autodiff ([`Chapter::evaluate`]) give a row and, at
-//!    the snapshot cadence, a snapshot;
+//! 2. if `s` is an evaluation step ([`Chapter::due`]: `eval-every`, `snapshot-every` or a
+//!    chapter's own schedule, and always the last step), the forward's loss (and whatever else
+//!    the chapter watches, [`Forward::watch`]) is read back: a non-finite value stops the run with
+//!    the chapter's message ([`Status::Diverged`]) and the history recorded so far stays;
+//!    otherwise the chapter's metrics on the model without autodiff ([`Chapter::evaluate`]) give
+//!    a row and, at the snapshot cadence, a snapshot;
 //! 4. unless `s` is the last step, backpropagate the objective and take one optimizer step at
 //!    [`Chapter::lr`].
+//!
+//! Between evaluations nothing is read back: on WebGPU a step is queued without waiting for the
+//! GPU. A divergence between two evaluations is found at the next one, or earlier when the
+//! caller settles ([`Trainer::settle`], which the page does at the end of each chunk of steps,
+//! so the GPU never runs far ahead of it). Rows are the same either way: only evaluation steps
+//! have rows.
 //!
 //! Values are read back with `into_data_async`, so the same code runs on WebGPU in the browser;
 //! natively, [`crate::tensor::block_on`] drives it. Natively a running trainer can be saved and
@@ -86,12 +92,31 @@ pub fn adamw(cfg: &RunConfig) -> ModuleOptimizer {
 pub struct Forward<B> {
     /// What is backpropagated (the loss, plus any regularizer term).
     pub objective: Tensor<1>,
-    /// The training loss recorded in the row (read back).
-    pub loss: f64,
-    /// Whether every value read back was finite; a run stops when not.
-    pub finite: bool,
+    /// The values a row records from this step, each a one-element tensor, the training loss
+    /// first (chapter 3 adds its regularizer). They are read back only at evaluation steps and
+    /// when the trainer settles, all in one read; any non-finite one stops the run.
+    pub watch: Vec<Tensor<1>>,
     /// What the evaluation needs from this step (the batch, its logits).
     pub batch: B,
+}
+
+/// A training forward at an evaluation step, its watched values read back.
+pub struct Observed<B> {
+    /// The training loss (`values[0]`).
+    pub loss: f64,
+    /// Every watched value, in [`Forward::watch`]'s order.
+    pub values: Vec<f64>,
+    /// The forward's [`Forward::batch`].
+    pub batch: B,
+}
+
+/// Reads `watch` back in one read (one host synchronization): the values, in order.
+async fn read_watch(watch: Vec<Tensor<1>>) -> Vec<f64> {
+    if watch.is_empty() {
+        return vec![];
+    }
+    let all = if watch.len() == 1 { watch.into_iter().next().unwrap() } else { Tensor::cat(watch, 0) };
+    crate::tensor::read_f32(all).await.into_iter().map(f64::from).collect()
 }
 
 /// What a chapter supplies to the one [`Trainer`].
@@ -140,7 +165,7 @@ pub trait Chapter: Sized {
         model: &Self::Model,
         cfg: &RunConfig,
         s: usize,
-        train: Forward<Self::Batch>,
+        train: Observed<Self::Batch>,
         snapshot: bool,
         device: &Device,
     ) -> (Self::Row, Option<Self::Snapshot>);
@@ -168,6 +193,9 @@ pub struct Trainer<C: Chapter> {
     /// When set ([`Trainer::trace_gradients`]), the L2 norm of every parameter's gradient at
     /// each update, in module order (`grad_norms[s]` is step `s`'s).
     pub grad_norms: Option<Vec<Vec<f64>>>,
+    /// The watched values of the last step that was not evaluated (without autodiff), not read
+    /// back yet: [`Trainer::settle`] reads them.
+    unread: Option<(usize, Vec<Tensor<1>>)>,
 }
 
 /// The L2 norm of the gradient of every parameter of `model`, in module order (the order of
@@ -228,6 +256,7 @@ impl<C: Chapter> Trainer<C> {
             status: Status::Running,
             history: History::default(),
             grad_norms: None,
+            unread: None,
         })
     }
 
@@ -282,22 +311,28 @@ impl<C: Chapter> Trainer<C> {
         }
         let s = self.step;
         let fwd = self.chapter.forward(&self.model, &self.cfg, s, &self.device).await;
-        if !fwd.finite || !fwd.loss.is_finite() {
-            self.status = Status::Diverged(C::diverged(&self.cfg, s, fwd.loss));
-            return self.status.clone();
-        }
         let last = s >= self.cfg.steps;
         let objective = fwd.objective.clone();
         let (eval, snapshot) = C::due(&self.cfg, s);
         if eval || last {
+            self.unread = None; // this read covers it: the weights only got worse since
+            let values = read_watch(fwd.watch).await;
+            let loss = values.first().copied().unwrap_or(f64::NAN);
+            if values.iter().any(|v| !v.is_finite()) || values.is_empty() {
+                self.status = Status::Diverged(C::diverged(&self.cfg, s, loss));
+                return self.status.clone();
+            }
             let snapshot = snapshot || last;
             let plain = self.device.clone().inner();
             let model = self.model.valid();
-            let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, fwd, snapshot, &plain).await;
+            let train = Observed { loss, values, batch: fwd.batch };
+            let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, train, snapshot, &plain).await;
             self.history.push_row(row);
             if let Some(snap) = snap {
                 self.history.push_snapshot(snap);
             }
+        } else {
+            self.unread = Some((s, fwd.watch.into_iter().map(Tensor::inner).collect()));
         }
         if last {
             self.status = Status::Finished;
@@ -312,5 +347,26 @@ impl<C: Chapter> Trainer<C> {
         self.model = self.optim.step(C::lr(&self.cfg, s), self.model.clone(), grads);
         self.step += 1;
         Status::Running
+    }
+
+    /// Reads back the watched values of the last step not evaluated, if any, and stops the run
+    /// when one is not finite (the diverged message names that step, and [`Trainer::step`] goes
+    /// back to it, as when [`Trainer::advance`] finds it). One host synchronization:
+    /// on WebGPU it waits for the steps queued so far. Rows are unchanged by it (the diverged
+    /// step never has a row); only where a divergence is noticed can move earlier.
+    pub async fn settle(&mut self) -> Status {
+        if let Some((s, watch)) = self.unread.take() {
+            if self.status == Status::Running {
+                let values = read_watch(watch).await;
+                if values.iter().any(|v| !v.is_finite()) {
+                    let loss = values.first().copied().unwrap_or(f64::NAN);
+                    self.status = Status::Diverged(C::diverged(&self.cfg, s, loss));
+                    // As when found by `advance`: the run stops at the step whose loss was not
+                    // finite (the updates after it only carried the non-finite weights on).
+                    self.step = s;
+                }
+            }
+        }
+        self.status.clone()
     }
 }

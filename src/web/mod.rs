@@ -112,36 +112,89 @@ pub async fn probe_adapter() -> AdapterInfo {
 /// The backend decision and the sentence that explains it to the reader.
 #[derive(Serialize, Clone, Debug)]
 pub struct BackendChoice {
-    /// `"webgpu"` or `"cpu"`.
+    /// `"webgpu"` or `"cpu"`: the backend to train on, or, when `race` is set, the one to try
+    /// first.
     pub backend: String,
     /// Why, in words.
     pub reason: String,
     /// The probe's findings.
     pub adapter: AdapterInfo,
+    /// Whether the worker should time both backends and train on the faster
+    /// ([`crate::race`]): a hardware adapter without an override, or `backend=race`.
+    pub race: bool,
 }
 
-/// Chooses the backend: a hardware WebGPU adapter → WebGPU; no API, no adapter or a software
-/// adapter → the wasm CPU backend. `override_` (`"webgpu"`, `"cpu"` or `""`) wins when it can.
+/// Chooses the backend: a hardware WebGPU adapter → a race of WebGPU against the CPU on the
+/// reader's model ([`crate::race`]); no API, no adapter or a software adapter → the wasm CPU
+/// backend. `override_` (`"webgpu"`, `"cpu"`, `"race"` or `""`) wins when it can: `"race"` races
+/// on any adapter, software ones included (the end-to-end tests race on SwiftShader).
 pub fn choose(info: AdapterInfo, override_: &str) -> BackendChoice {
-    let (backend, reason) = match override_ {
-        "cpu" => ("cpu", "CPU backend requested in the URL (backend=cpu).".to_string()),
+    let vendor = if info.vendor.is_empty() { "unknown vendor".to_string() } else { info.vendor.clone() };
+    let (backend, reason, race) = match override_ {
+        "cpu" => ("cpu", "CPU backend requested in the URL (backend=cpu).".to_string(), false),
         "webgpu" if info.adapter => (
             "webgpu",
             format!("WebGPU requested in the URL (backend=webgpu){}.", if info.fallback { "; note: this adapter is a software fallback, slower than the CPU backend" } else { "" }),
+            false,
         ),
-        "webgpu" => ("cpu", "WebGPU was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string()),
-        _ if !info.api => ("cpu", "This browser has no WebGPU: training runs on the CPU backend (WebAssembly).".to_string()),
-        _ if !info.adapter => ("cpu", "WebGPU is present but returned no adapter: training runs on the CPU backend.".to_string()),
+        "webgpu" => ("cpu", "WebGPU was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
+        "race" if info.adapter => (
+            "webgpu",
+            format!("Race requested in the URL (backend=race): timing WebGPU ({}) against the CPU on this model.", if info.fallback { "a software adapter" } else { vendor.as_str() }),
+            true,
+        ),
+        "race" => ("cpu", "A race was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
+        _ if !info.api => ("cpu", "This browser has no WebGPU: training runs on the CPU backend (WebAssembly).".to_string(), false),
+        _ if !info.adapter => ("cpu", "WebGPU is present but returned no adapter: training runs on the CPU backend.".to_string(), false),
         _ if info.fallback => (
             "cpu",
             format!(
                 "Only a software WebGPU adapter ({}) is available, which is far slower than the CPU backend: training runs on the CPU.",
                 if info.architecture.is_empty() { "fallback" } else { info.architecture.as_str() }
             ),
+            false,
         ),
-        _ => ("webgpu", format!("A hardware WebGPU adapter ({}) was found: training runs on the GPU.", if info.vendor.is_empty() { "unknown vendor" } else { info.vendor.as_str() })),
+        _ => ("webgpu", format!("A hardware WebGPU adapter ({vendor}) was found: timing it against the CPU on this model."), true),
     };
-    BackendChoice { backend: backend.to_string(), reason, adapter: info }
+    BackendChoice { backend: backend.to_string(), reason, adapter: info, race }
+}
+
+/// The race's settings: `{warmup, budgetMs, maxSteps}` ([`crate::race`]).
+#[wasm_bindgen(js_name = raceSettings)]
+pub fn race_settings() -> JsValue {
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: f64| Reflect::set(&o, &k.into(), &v.into()).ok();
+    set("warmup", crate::race::WARMUP_STEPS as f64);
+    set("budgetMs", crate::race::BUDGET_MS);
+    set("maxSteps", crate::race::MAX_STEPS as f64);
+    o.into()
+}
+
+/// The config a race or the bench times ([`crate::race::timing_config`]).
+#[wasm_bindgen(js_name = timingConfig)]
+pub fn timing_config(config: JsValue) -> Result<JsValue, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(to_js(&crate::race::timing_config(&cfg)))
+}
+
+/// What sets a step's cost ([`crate::race::cost_key`]): the worker races again when it changes.
+#[wasm_bindgen(js_name = costKey)]
+pub fn cost_key(config: JsValue) -> Result<String, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(crate::race::cost_key(&cfg))
+}
+
+/// The race's decision ([`crate::race::verdict`]): `webgpu_ms` WebGPU's ms/step, or
+/// `webgpu_error` why it could not be timed; `cpu_ms` the CPU's. Returns `{backend, reason,
+/// webgpu_ms, cpu_ms}`.
+#[wasm_bindgen(js_name = raceVerdict)]
+pub fn race_verdict(webgpu_ms: Option<f64>, webgpu_error: Option<String>, cpu_ms: f64) -> JsValue {
+    let webgpu = match (webgpu_ms, webgpu_error) {
+        (_, Some(e)) => Err(e),
+        (Some(w), None) => Ok(w),
+        (None, None) => Err("not timed".to_string()),
+    };
+    to_js(&crate::race::verdict(webgpu, cpu_ms))
 }
 
 thread_local! {
@@ -344,6 +397,9 @@ impl Session {
                     break;
                 }
             }
+            // One wait for the steps queued since the last evaluation (on WebGPU they were only
+            // enqueued): the chunk's time is the GPU's too, and a divergence shows now.
+            guard.trainer.settle().await;
             let i = &mut *guard;
             let (status, message) = match i.trainer.status() {
                 Status::Running => ("running", String::new()),

@@ -1,14 +1,18 @@
 // End-to-end reliability tests (issue "Reliability and security") in real headless Chromium
 // against the built page (run scripts/build-web.sh first):
 //
-//   1. a run that diverges stops within a step, says what to change, and keeps its history
-//      visible and exportable;
+//   1. a run that diverges stops (at the end of the chunk of steps it happened in: the loss is
+//      read back once per chunk), says what to change, and keeps its history visible and
+//      exportable;
 //   2. a WebGPU device lost mid-run (a real GPUDevice.destroy() on the device the engine
 //      requested, through the worker's test hook) restarts the run on the CPU backend with a
 //      notice, and training goes on;
 //   3. a panic inside the engine (a wasm trap) keeps the rows on the charts and in Download CSV,
 //      starts a fresh worker, and Reset trains again;
-//   4. a chart whose drawing fails says so in its own card while the others keep drawing.
+//   4. a chart whose drawing fails says so in its own card while the others keep drawing;
+//   5. the backend race (forced with backend=race, since SwiftShader is a software adapter)
+//      times both backends, trains on the faster (the CPU here) and shows both figures; a reset
+//      of the same model keeps the verdict, another model races again.
 // The injection payloads and the no-network check are in share.test.mjs.
 
 import assert from 'node:assert/strict';
@@ -172,5 +176,47 @@ test('hide=status still shows errors', { timeout: TEST_TIMEOUT }, async () => {
     assert.ok(await page.$eval('#step', (el) => el.offsetParent === null), 'the rest of the status panel is hidden');
     errors.splice(0, errors.length, ...errors.filter((e) => !/needs about/.test(e)));
     await page.evaluate(() => { document.getElementById('error').hidden = true; });
+  });
+});
+
+test('backend=race times WebGPU against the CPU, trains on the faster, and races again for another model', { timeout: 8 * 60_000 }, async (t) => {
+  const { page, run } = await openPage('race', { query: '?backend=race&steps=2000' });
+  const figures = async () => {
+    await waitFn(page, () => !!document.querySelector('#backend').dataset.backend);
+    const line = await text(page, '#backend');
+    const d = await page.$eval('#backend', (el) => ({ ...el.dataset }));
+    return { line, backend: d.backend, gpu: Number(d.raceWebgpuMs), cpu: Number(d.raceCpuMs) };
+  };
+  await run(async () => {
+    const first = await figures();
+    t.diagnostic(first.line);
+    if (/offers no WebGPU adapter/.test(first.line)) {
+      t.skip('no WebGPU adapter in this browser: the race cannot run');
+      return;
+    }
+    const m = first.line.match(/WebGPU ([\d.]+) ms\/step, CPU ([\d.]+) ms\/step → (CPU|WebGPU)/);
+    assert.ok(m, `the backend line shows both figures and the winner: ${first.line}`);
+    assert.equal(first.backend, 'cpu', 'on SwiftShader the CPU backend is faster');
+    assert.ok(first.gpu > first.cpu && first.cpu > 0, `the figures behind it: ${JSON.stringify(first)}`);
+    assert.ok(Math.abs(Number(m[1]) - first.gpu) / first.gpu < 0.01, 'the line shows the timed WebGPU figure');
+    assert.doesNotMatch(first.line, /first ran/);
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 5);
+    // Reset with the same model: the verdict is kept, no second race.
+    await page.evaluate(() => { delete document.querySelector('#backend').dataset.backend; });
+    await page.click('#reset');
+    const again = await figures();
+    t.diagnostic(again.line);
+    assert.match(again.line, /Timed when this model first ran on this page/);
+    assert.deepEqual([again.gpu, again.cpu, again.backend], [first.gpu, first.cpu, 'cpu']);
+    // Another model (softmax attention): raced again, with its own figures.
+    await page.evaluate(() => { delete document.querySelector('#backend').dataset.backend; });
+    await page.selectOption('#attention', 'softmax');
+    await page.click('#reset');
+    const other = await figures();
+    t.diagnostic(other.line);
+    assert.doesNotMatch(other.line, /first ran/);
+    assert.match(other.line, /WebGPU [\d.]+ ms\/step, CPU [\d.]+ ms\/step → CPU/);
+    assert.notDeepEqual([other.gpu, other.cpu], [first.gpu, first.cpu]);
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 5);
   });
 });

@@ -404,7 +404,10 @@ fn drive(
         if diverge_at == Some(run.step()) {
             run.force_lr(f64::INFINITY);
         }
-        let status = block_on(run.advance());
+        block_on(run.advance());
+        // Natively a read costs next to nothing: settle every step, so a divergence is reported
+        // at the step it happened (the page settles once per chunk of steps instead).
+        let status = block_on(run.settle());
         let s = run.step();
         if !quiet {
             let pct = s * 100 / total.max(1);

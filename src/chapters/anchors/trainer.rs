@@ -15,7 +15,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Trainer};
+use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -113,8 +113,7 @@ impl Chapter for Anchors {
         let (tokens, labels) = batch_tensors(&batch, device);
         let (logits, _) = net.forward(tokens);
         let loss = last_token_loss(logits.clone(), labels);
-        let value = read_f32(loss.clone()).await[0] as f64;
-        Forward { objective: loss, loss: value, finite: value.is_finite(), batch: TrainBatch { batch, logits } }
+        Forward { objective: loss.clone(), watch: vec![loss], batch: TrainBatch { batch, logits } }
     }
 
     fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String {
@@ -138,7 +137,7 @@ impl Chapter for Anchors {
         net: &AnchorNet,
         cfg: &RunConfig,
         s: usize,
-        train: Forward<TrainBatch>,
+        train: Observed<TrainBatch>,
         snapshot: bool,
         plain: &Device,
     ) -> (AnchorRow, Option<AnchorSnapshot>) {

@@ -24,7 +24,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Trainer};
+use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::tensor::Device;
 use rand::Rng;
 
@@ -147,8 +147,7 @@ impl Chapter for Lm {
         let b = cfg.batch;
         let logits = model.forward(int_tensor(x, b, CONTEXT, device), None).logits;
         let objective = cross_entropy(logits, int_tensor(y, b, CONTEXT, device));
-        let loss = read_f32(objective.clone()).await[0] as f64;
-        Forward { objective, loss, finite: loss.is_finite(), batch: () }
+        Forward { objective: objective.clone(), watch: vec![objective], batch: () }
     }
 
     fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String {
@@ -163,7 +162,7 @@ impl Chapter for Lm {
         model: &Transformer,
         cfg: &RunConfig,
         s: usize,
-        train: Forward<()>,
+        train: Observed<()>,
         _snapshot: bool,
         plain: &Device,
     ) -> (LmRow, Option<LmSnapshot>) {

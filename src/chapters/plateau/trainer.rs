@@ -15,7 +15,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32, read_i64};
-use crate::train::{Chapter, Forward, Trainer};
+use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::optim::ModuleOptimizer;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -109,13 +109,7 @@ impl Chapter for Plateau {
         let targets = int_tensor(batch.targets(), cfg.batch, t, device);
         let fwd = model.forward(inputs, mask.as_ref());
         let loss = cross_entropy(fwd.logits.clone(), targets);
-        let value = read_f32(loss.clone()).await[0] as f64;
-        Forward {
-            objective: loss,
-            loss: value,
-            finite: value.is_finite(),
-            batch: PlateauBatch { batch, logits: fwd.logits },
-        }
+        Forward { objective: loss.clone(), watch: vec![loss], batch: PlateauBatch { batch, logits: fwd.logits } }
     }
 
     fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String {
@@ -134,7 +128,7 @@ impl Chapter for Plateau {
         model: &Transformer,
         cfg: &RunConfig,
         s: usize,
-        train: Forward<PlateauBatch>,
+        train: Observed<PlateauBatch>,
         snapshot: bool,
         plain: &Device,
     ) -> (MetricRow, Option<Snapshot>) {

@@ -20,7 +20,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Trainer};
+use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
@@ -192,9 +192,9 @@ pub fn lambda_at(cfg: &RunConfig, s: usize) -> f64 {
     }
 }
 
-/// What chapter 3's evaluation takes from the training step: R on the training batch and λ.
+/// What chapter 3's evaluation takes from the training step besides its watched values (the
+/// loss and R on the training batch): λ.
 pub struct TrainStep {
-    reg: f64,
     lambda: f64,
 }
 
@@ -231,15 +231,9 @@ impl Chapter for Syntax {
         );
         let reg = sas_tensor(&fwd.attention, &edges);
         let lambda = lambda_at(cfg, s);
-        let loss = read_f32(mlm.clone()).await[0] as f64;
-        let reg_value = read_f32(reg.clone()).await[0] as f64;
+        let watch = vec![mlm.clone(), reg.clone()];
         let objective = if lambda != 0.0 { mlm + reg.mul_scalar(lambda) } else { mlm };
-        Forward {
-            objective,
-            loss,
-            finite: loss.is_finite() && reg_value.is_finite(),
-            batch: TrainStep { reg: reg_value, lambda },
-        }
+        Forward { objective, watch, batch: TrainStep { lambda } }
     }
 
     fn diverged(cfg: &RunConfig, s: usize, loss: f64) -> String {
@@ -255,11 +249,11 @@ impl Chapter for Syntax {
         model: &Transformer,
         cfg: &RunConfig,
         s: usize,
-        train: Forward<TrainStep>,
+        train: Observed<TrainStep>,
         snapshot: bool,
         plain: &Device,
     ) -> (SyntaxRow, Option<SyntaxSnapshot>) {
-        let (loss, train_reg, lambda) = (train.loss, train.batch.reg, train.batch.lambda);
+        let (loss, train_reg, lambda) = (train.loss, train.values[1], train.batch.lambda);
         let eb = cfg.eval_batch;
         let mut rng = stream(cfg.seed, Stream::Eval, s as u64);
         let sentences = grammar::sample_n_with(&mut rng, eb, cfg.lexicon);

@@ -15,6 +15,9 @@ pub struct BrowserResult {
     /// Per case and backend: milliseconds per step, or an error.
     #[serde(default)]
     pub steps: Vec<BrowserStep>,
+    /// WebGPU calls per training step, counted in the browser (where WebGPU was timed).
+    #[serde(default)]
+    pub gpu_calls: Vec<GpuCalls>,
     /// The page with no URL parameters: training seconds and step at which test accuracy first
     /// reached 0.5.
     #[serde(default)]
@@ -145,6 +148,28 @@ pub struct CpuSplit {
     pub window_ms: f64,
     /// `[kind of thread, CPU ms]`, most first.
     pub cpu: Vec<(String, f64)>,
+}
+
+/// WebGPU calls per training step of one case, counted by wrapping the WebGPU API in the bench
+/// page (`www/bench.js`): with the loss read back once per chunk of `steps` steps (`mode`
+/// `"chunk"`, the page's worker now) or after every step (`"every step"`, the engine before it
+/// stopped reading the loss back at every step).
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct GpuCalls {
+    /// Case name.
+    pub name: String,
+    /// `"chunk"` or `"every step"`.
+    pub mode: String,
+    /// Steps counted.
+    pub steps: usize,
+    /// Milliseconds per step over them.
+    pub ms: f64,
+    /// Compute dispatches (kernel launches) per step.
+    pub dispatches: f64,
+    /// Queue submissions per step.
+    pub submits: f64,
+    /// Buffer maps (host reads, each a wait for the GPU) per step.
+    pub maps: f64,
 }
 
 /// One browser timing.

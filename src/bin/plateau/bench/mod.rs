@@ -8,9 +8,11 @@
 //! ([`report`]); `scripts/bench.sh` installs what they need and writes `BENCHMARKS.md`.
 //!
 //! A *training step* is what a trainer's `advance` does between evaluations: a fresh batch, the
-//! forward pass, the loss read back to the host (the divergence check), the backward pass and one
-//! optimizer update. Evaluation is switched off while timing (`eval-every` 100 000), because its
-//! cost depends on the evaluation settings, not on the engine.
+//! forward pass, the backward pass and one optimizer update; the loss is read back to the host
+//! (the divergence check) once at the end of the timed steps, as the page's worker reads it once
+//! per chunk. Evaluation is switched off while timing ([`plateau::race::timing_config`], as the
+//! page's backend race times it), because its cost depends on the evaluation settings, not on the
+//! engine.
 
 use plateau::backend::{self, BackendKind};
 use plateau::config::{Attention, ModelKind, Preset, RunConfig, Task};
@@ -48,12 +50,7 @@ pub fn cases(full: bool) -> Vec<Case> {
 
 /// The config a case trains, with evaluation and snapshots switched off.
 pub fn case_config(case: &Case) -> RunConfig {
-    let mut cfg = plateau::config::from_query(case.query).0;
-    cfg.steps = 1_000_000;
-    cfg.eval_every = 100_000;
-    cfg.snapshot_every = 100_000;
-    cfg.log_evals = 0;
-    cfg
+    plateau::race::timing_config(&plateau::config::from_query(case.query).0)
 }
 
 /// The tensor shapes of one training step, as the PyTorch reference takes them.
@@ -131,10 +128,13 @@ pub fn time_native(case: &Case, kind: BackendKind) -> Result<f64, String> {
         for _ in 0..WARMUP {
             block_on(run.advance());
         }
+        block_on(run.settle());
         let t0 = Instant::now();
         for _ in 0..steps {
             block_on(run.advance());
         }
+        // On wgpu the steps were only queued: wait for them (one read, as the page per chunk).
+        block_on(run.settle());
         Ok(t0.elapsed().as_secs_f64() * 1000.0 / steps as f64)
     };
     // burn panics when wgpu finds no adapter; report that as "unavailable" instead.

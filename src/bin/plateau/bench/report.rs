@@ -23,8 +23,8 @@ pub fn report(r: &Results, date: &str) -> String {
     o.push_str(&format!(
         "Written by `{}` on {date}, on {} with {} CPU thread(s) available; every figure below comes from \
          that one run, measured side by side on the same machine (none is edited by hand). A training \
-         step is a fresh batch, forward, the loss read back, backward and one optimizer update \
-         (evaluation off). GFLOP/s counts the matrix products only (`bench::train_step_flops`: 3 × the \
+         step is a fresh batch, forward, backward and one optimizer update (evaluation off), the \
+         loss read back once at the end of the timed steps. GFLOP/s counts the matrix products only (`bench::train_step_flops`: 3 × the \
          forward products). Native CPU backends, rayon, matrixmultiply and PyTorch all use the same \
          thread count.\n\n",
         r.command, r.cpu, r.threads
@@ -42,6 +42,7 @@ pub fn report(r: &Results, date: &str) -> String {
         ));
     }
     o.push_str(&step_table(r));
+    o.push_str(&gpu_calls_section(r));
 
     o.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
     let yes = |b: bool| if b { "yes" } else { "**no**" };
@@ -406,6 +407,37 @@ pub fn report(r: &Results, date: &str) -> String {
 
 /// The table of step times: every case on every engine, with GFLOP/s and the ratios to PyTorch
 /// and to the native CPU backend.
+/// WebGPU calls per training step in the browser, read back every step (before) and once per
+/// chunk (now), side by side.
+fn gpu_calls_section(r: &Results) -> String {
+    let Some(b) = r.browser.as_ref().and_then(|b| b.as_ref().ok()) else { return String::new() };
+    if b.gpu_calls.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "\n## WebGPU calls per training step\n\nCounted in the browser by wrapping the WebGPU API (`www/bench.js`): \
+         compute dispatches (kernel launches), queue submissions, and buffer maps (host reads, each a wait \
+         for the GPU). *Every step*: the loss read back after each step, as the engine did before; \
+         *chunk*: read back once per chunk of steps, as the page's worker does now.\n\n\
+         | config | loss read back | steps | ms/step | dispatches | submits | maps |\n|---|---|---|---|---|---|---|\n",
+    );
+    let mut rows = b.gpu_calls.clone();
+    rows.sort_by_key(|g| (g.name.clone(), g.mode != "every step"));
+    for g in rows {
+        o.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1} | {:.2} | {:.2} |\n",
+            g.name,
+            g.mode,
+            g.steps,
+            fmt_ms(g.ms),
+            g.dispatches,
+            g.submits,
+            g.maps
+        ));
+    }
+    o
+}
+
 fn step_table(r: &Results) -> String {
     let mut o = String::new();
     o.push_str("\n\n## Training step\n\n");

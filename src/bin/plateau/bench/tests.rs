@@ -74,6 +74,26 @@ fn report_ratios_and_targets_by_hand() {
                 BrowserStep { name: paper.name.into(), backend: "cpu".into(), ms: Some(250.0), error: None },
                 BrowserStep { name: ch2.name.into(), backend: "cpu".into(), ms: Some(50.0), error: None },
             ],
+            gpu_calls: vec![
+                GpuCalls {
+                    name: "ch1 interactive".into(),
+                    mode: "chunk".into(),
+                    steps: 4,
+                    ms: 2000.0,
+                    dispatches: 412.0,
+                    submits: 2.5,
+                    maps: 0.25,
+                },
+                GpuCalls {
+                    name: "ch1 interactive".into(),
+                    mode: "every step".into(),
+                    steps: 4,
+                    ms: 2400.0,
+                    dispatches: 413.0,
+                    submits: 3.0,
+                    maps: 1.0,
+                },
+            ],
             drop_seconds: Some(12.34),
             drop_step: Some(225),
             lm: Some(LmTiming { collapsed: Some(AtSeconds { step: 4, seconds: 3.9 }), recovered: None }),
@@ -133,6 +153,11 @@ fn report_ratios_and_targets_by_hand() {
         ))),
     };
     let text = report(&r, "2026-11-30");
+    // WebGPU calls: before (every step) first, then now (chunk).
+    let calls = &text[text.find("## WebGPU calls per training step").expect("calls section")..];
+    let before = calls.find("| ch1 interactive | every step | 4 | 2400 | 413.0 | 3.00 | 1.00 |").expect(calls);
+    let after = calls.find("| ch1 interactive | chunk | 4 | 2000 | 412.0 | 2.50 | 0.25 |").expect(calls);
+    assert!(before < after, "{calls}");
     // 39.69 GFLOP in 100 ms = 396.9 GFLOP/s; PyTorch 150 ms ÷ 100 ms = 1.50× the steps/s.
     assert!(
         text.contains("| ch1 paper | 39.69 | native cpu (ndarray) | 100 | 10.00 | 396.9 | 1.50× | 1.00× |"),
