@@ -72,8 +72,10 @@ pub fn cpu_device() -> Device {
     device(CPU)
 }
 
-/// A plain device of `kind`. Natively, `Wgpu` picks the default adapter (Vulkan via lavapipe on
-/// a machine without a GPU); in the browser use `web::webgpu_device` instead, which is async.
+/// A plain device of `kind`. Natively, `Wgpu` picks the default (high-performance) adapter: on a
+/// machine without a GPU a software rasterizer (on the project's build machines, with no Vulkan
+/// driver installed, Mesa's llvmpipe through OpenGL; see [`adapters`]); in the browser use
+/// `web::webgpu_device` instead, which is async.
 #[allow(deprecated)]
 pub fn device(kind: BackendKind) -> Device {
     match kind {
@@ -82,4 +84,59 @@ pub fn device(kind: BackendKind) -> Device {
         BackendKind::NdArray => Device::ndarray(),
         BackendKind::Wgpu => Device::wgpu(Default::default()),
     }
+}
+
+/// A graphics adapter wgpu finds natively (through burn's re-export of wgpu).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Adapter {
+    /// The adapter's name (`NVIDIA H200`, `llvmpipe (LLVM 15.0.6, 256 bits)`).
+    pub name: String,
+    /// The graphics API wgpu reaches it through (`Vulkan`, `Gl`, `Metal`, `Dx12`).
+    pub api: String,
+    /// The kind wgpu reports (`DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu`, `Other`).
+    pub kind: String,
+    /// The driver and its version, as reported.
+    pub driver: String,
+    /// The adapter's largest buffer and storage-buffer binding (bytes), as it reports them.
+    pub max_buffer: u64,
+    /// See `max_buffer`.
+    pub max_storage_binding: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Adapter {
+    /// Whether it is a GPU (discrete, integrated or virtual), not a software rasterizer on the
+    /// CPU (llvmpipe, lavapipe, SwiftShader report `Cpu`; a GL driver that cannot tell reports
+    /// `Other`, and a software one names itself `llvmpipe` or `softpipe`).
+    pub fn is_gpu(&self) -> bool {
+        let soft =
+            ["llvmpipe", "lavapipe", "softpipe", "swiftshader"].iter().any(|n| self.name.to_lowercase().contains(n));
+        matches!(self.kind.as_str(), "DiscreteGpu" | "IntegratedGpu" | "VirtualGpu") && !soft
+    }
+}
+
+/// Every adapter wgpu finds natively, over all the graphics APIs this build has.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn adapters() -> Vec<Adapter> {
+    use burn::tensor::wgpu::wgpu;
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::all(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    crate::tensor::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| {
+            let i = a.get_info();
+            let limits = a.limits();
+            Adapter {
+                max_buffer: limits.max_buffer_size,
+                max_storage_binding: limits.max_storage_buffer_binding_size as u64,
+                name: i.name.clone(),
+                api: format!("{:?}", i.backend),
+                kind: format!("{:?}", i.device_type),
+                driver: format!("{} {}", i.driver, i.driver_info).trim().to_string(),
+            }
+        })
+        .collect()
 }

@@ -33,6 +33,15 @@ pub fn series_summary(label: &str, points: &[(f64, f64)], digits: usize) -> Stri
     }
 }
 
+/// The body of the section `name` of `doc` (between its markers, trimmed), if it has one.
+pub fn section<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
+    let begin = format!("<!-- BEGIN {name} -->");
+    let end = format!("<!-- END {name} -->");
+    let a = doc.find(&begin)? + begin.len();
+    let b = a + doc[a..].find(&end)?;
+    Some(doc[a..b].trim())
+}
+
 /// Replaces (or appends) the section `name` of `doc`.
 pub fn replace_section(doc: &str, name: &str, body: &str) -> String {
     let begin = format!("<!-- BEGIN {name} -->");

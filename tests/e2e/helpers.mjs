@@ -77,22 +77,36 @@ export async function startServer({ root = REPO_ROOT, timeoutMs = 15_000 } = {})
   return { url, close };
 }
 
-/** Launch the system Chromium headless, with WebGPU allowed on SwiftShader. */
-export function launch() {
+/**
+ * Chromium flags for WebGPU on a hardware adapter on Linux, headless (scripts/gpu-check.sh):
+ * WebGPU is behind --enable-unsafe-webgpu on Linux; Vulkan (through ANGLE) is the GPU path
+ * headless Chromium can use there; --ignore-gpu-blocklist keeps drivers Chromium has not vetted;
+ * --disable-vulkan-surface because there is no window to present to.
+ */
+export const HARDWARE_WEBGPU_FLAGS = [
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-angle=vulkan',
+  '--ignore-gpu-blocklist',
+  '--disable-vulkan-surface',
+];
+
+/** Launch the system Chromium headless, with WebGPU allowed on SwiftShader (the tests), or with
+ * `{ hardware: true }` on the machine's GPU (the GPU check). */
+export function launch({ hardware = false } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: [
       '--no-sandbox',
-      '--disable-gpu',
+      ...(hardware ? [] : ['--disable-gpu']),
       '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
-      '--enable-unsafe-webgpu',
-      '--use-webgpu-adapter=swiftshader',
+      ...(hardware ? HARDWARE_WEBGPU_FLAGS : ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']),
     ],
   });
 }

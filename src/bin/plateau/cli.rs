@@ -17,6 +17,7 @@
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
 //!             [--one-thread yes|no] [--native-profile PERF_REPORT]
+//! plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
 //! plateau params
 //! ```
 //! Every experiment flag is a key of the config schema (`plateau params` lists them with their
@@ -197,6 +198,11 @@ const USAGE_HEAD: &str = "usage:
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT]
                         time training steps natively, in PyTorch and in headless Chromium
+  plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
+                        (scripts/gpu-check.sh) every preset on wgpu on a hardware GPU beside the
+                         CPU backend, and the page's backend race on the hardware adapter: the GPU
+                         section of FILE; without a hardware GPU it says so and measures nothing
+                         (--probe: only look, exit 3 without one)
   plateau parity-dump [--preset P] [--seed S] [--steps K] --out FILE.json
                         chapter 1's initial weights, batches and the engine's per-step numbers, for
                         scripts/parity.sh (an independent PyTorch transcription trains beside it)

@@ -200,7 +200,7 @@ pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize, profile: bool
 /// Runs `cmd` (a program and its arguments, split on whitespace) with `args` appended and parses
 /// the last line of its standard output as JSON; the error names the program and its last
 /// line of standard error.
-pub(super) fn run_json<T: serde::de::DeserializeOwned>(cmd: &str, args: &[String]) -> Result<T, String> {
+pub fn run_json<T: serde::de::DeserializeOwned>(cmd: &str, args: &[String]) -> Result<T, String> {
     run_json_env(cmd, args, &[])
 }
 

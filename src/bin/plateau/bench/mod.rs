@@ -140,8 +140,25 @@ pub fn time_native(case: &Case, kind: BackendKind) -> Result<f64, String> {
     // burn panics when wgpu finds no adapter; report that as "unavailable" instead.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|p| {
         let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-        Err(format!("failed: {}", msg.unwrap_or_else(|| "panic".into()).lines().next().unwrap_or("")))
+        Err(format!("failed: {}", failure_summary(&msg.unwrap_or_else(|| "panic".into()))))
     })
+}
+
+/// A panic message in one line: its first line and, when it has a chain of causes (burn's
+/// `Caused by:` blocks), the innermost one, which says what actually went wrong.
+pub fn failure_summary(msg: &str) -> String {
+    let lines: Vec<&str> = msg.lines().collect();
+    let first = lines.first().copied().unwrap_or("").trim();
+    let root = lines
+        .iter()
+        .rposition(|l| l.trim() == "Caused by:")
+        .and_then(|i| lines.get(i + 1))
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && *l != first);
+    match root {
+        Some(r) => format!("{first} ({r})"),
+        None => first.to_string(),
+    }
 }
 
 /// One native timing as `plateau bench --json` prints it (the one-thread child of
@@ -562,6 +579,8 @@ pub struct Results {
     /// `perf report` of the paper step natively on one thread with the page's CPU backend, as
     /// (share %, symbol) ([`parse_perf_report`]), or why there is none.
     pub native_profile: Option<Result<Vec<(f64, String)>, String>>,
+    /// The adapters wgpu finds natively (the native wgpu rows run on the default one).
+    pub adapters: Vec<plateau::backend::Adapter>,
 }
 
 /// The CPU model name of this machine.
@@ -579,6 +598,8 @@ pub fn cpu_model() -> String {
 /// The report: tables, targets and the profile.
 mod report;
 pub use report::report;
+mod gpu;
+pub use gpu::*;
 
 #[cfg(test)]
 mod tests;

@@ -41,6 +41,17 @@ pub fn report(r: &Results, date: &str) -> String {
             b.webgpu_adapter.as_deref().unwrap_or("none")
         ));
     }
+    if !r.adapters.is_empty() {
+        o.push_str(&format!(
+            " Native wgpu: {}{}.",
+            adapter_list(&r.adapters),
+            if r.adapters.iter().any(|a| a.is_gpu()) {
+                ""
+            } else {
+                ", no hardware GPU: the native wgpu rows run on a software rasterizer"
+            }
+        ));
+    }
     o.push_str(&step_table(r));
     o.push_str(&gpu_calls_section(r));
 

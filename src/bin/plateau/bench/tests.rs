@@ -151,8 +151,22 @@ fn report_ratios_and_targets_by_hand() {
               5.00%    13150:plateau  [.] __expf_fma\n\
               5.00%    13150:plateau  [.] main\n",
         ))),
+        adapters: vec![plateau::backend::Adapter {
+            name: "llvmpipe".into(),
+            api: "Gl".into(),
+            kind: "Cpu".into(),
+            driver: "Mesa".into(),
+            max_buffer: 1 << 31,
+            max_storage_binding: 1 << 27,
+        }],
     };
     let text = report(&r, "2026-11-30");
+    assert!(
+        text.contains(
+            "Native wgpu: llvmpipe (Gl, Cpu), no hardware GPU: the native wgpu rows run on a software rasterizer."
+        ),
+        "{text}"
+    );
     // WebGPU calls: before (every step) first, then now (chunk).
     let calls = &text[text.find("## WebGPU calls per training step").expect("calls section")..];
     let before = calls.find("| ch1 interactive | every step | 4 | 2400 | 413.0 | 3.00 | 1.00 |").expect(calls);
@@ -283,4 +297,78 @@ fn wasm_sections_by_hand() {
 fn last_line_of_child_output() {
     assert_eq!(last_line(b"noise\n{\"a\":1}\n"), b"{\"a\":1}");
     assert_eq!(last_line(b"{\"a\":1}"), b"{\"a\":1}");
+}
+
+#[test]
+fn the_gpu_section_reports_every_preset_and_the_page_race_and_survives_a_rewrite() {
+    let gpu = plateau::backend::Adapter {
+        name: "NVIDIA H200".into(),
+        api: "Vulkan".into(),
+        kind: "DiscreteGpu".into(),
+        driver: "NVIDIA 570.1".into(),
+        max_buffer: 1 << 40,
+        max_storage_binding: 1 << 31,
+    };
+    let soft = plateau::backend::Adapter {
+        name: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+        api: "Gl".into(),
+        kind: "Cpu".into(),
+        driver: "Mesa".into(),
+        max_buffer: 1 << 31,
+        max_storage_binding: 1 << 27,
+    };
+    assert!(gpu.is_gpu() && !soft.is_gpu());
+    let cases = gpu_cases();
+    assert_eq!(cases.len(), 8, "both presets of the four chapters");
+    assert!(cases.iter().any(|c| c.name == "ch4 paper" && c.query == "experiment=lm&preset=paper"));
+    let r = GpuResults {
+        command: "plateau bench --suite gpu".into(),
+        cpu: "test CPU".into(),
+        threads: 16,
+        adapters: vec![soft.clone(), gpu],
+        native: vec![
+            (cases[0].clone(), Ok(12.5), Ok(250.0)),
+            (cases[1].clone(), Ok(20.0), Err("failed: out of memory\nmore".into())),
+        ],
+        browser: Some(Ok(GpuBrowser {
+            browser: "Chromium 1".into(),
+            adapter: Some("nvidia hopper".into()),
+            fallback: false,
+            flags: vec!["--enable-unsafe-webgpu".into()],
+            races: vec![PageRace {
+                name: "ch1 interactive".into(),
+                backend: Some("cpu".into()),
+                webgpu_ms: Some(31.0),
+                cpu_ms: Some(23.25),
+                line: String::new(),
+            }],
+        })),
+    };
+    let body = gpu_section(&r, "2026-12-01");
+    // 250 ms on the CPU ÷ 12.5 ms on the GPU = 20× the steps per second.
+    assert!(body.contains("| ch1 paper | 12.5 | 250 | 20.00× |"), "{body}");
+    assert!(body.contains("| ch1 interactive | 20.0 | unavailable: failed: out of memory | — |"), "{body}");
+    assert!(body.contains("GPU: **NVIDIA H200** (Vulkan, driver NVIDIA 570.1)"), "{body}");
+    assert!(body.contains("| ch1 interactive | 31.0 | 23.2 | CPU |"), "{body}");
+    assert!(body.contains("WebGPU adapter: nvidia hopper."), "{body}");
+    // Written into a report, kept when the rest of the report is rewritten.
+    let doc = with_gpu_section("# Benchmarks\n\nold rows\n", &body);
+    let kept = plateau::report::section(&doc, GPU_SECTION).expect("the section is there");
+    assert_eq!(kept, body.trim());
+    let rewritten = with_gpu_section("# Benchmarks\n\nnew rows\n", kept);
+    assert!(rewritten.contains("new rows") && rewritten.contains("| ch1 paper | 12.5 | 250 | 20.00× |"));
+    assert!(!rewritten.contains("old rows"));
+    let none = no_gpu_section(&[soft]);
+    assert!(none.contains("Not measured") && none.contains("llvmpipe (LLVM 15.0.6, 256 bits) (Gl, Cpu)"), "{none}");
+}
+
+#[test]
+fn a_failure_is_summed_up_by_its_first_line_and_its_innermost_cause() {
+    let msg = "tensor readback failed: An error happened during execution\nCaused by:\n  Several failures at once\n\
+               Caused by:\n  An IO error happened\nCaused by:\n  can't allocate buffer of size: 268435456\nNo backtrace available\n";
+    assert_eq!(
+        failure_summary(msg),
+        "tensor readback failed: An error happened during execution (can't allocate buffer of size: 268435456)"
+    );
+    assert_eq!(failure_summary("plain panic"), "plain panic");
 }

@@ -19,12 +19,16 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             "json",
             "one-thread",
             "native-profile",
+            "probe",
         ],
     )?;
+    if flags.get("suite") == Some("gpu") {
+        return gpu_suite(args, &flags);
+    }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
-        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full"))),
+        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu"))),
     };
     let kinds: Vec<BackendKind> = flags
         .get("backends")
@@ -61,6 +65,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         command: format!("plateau bench {}", args.join(" ")),
         threads,
         cpu: bench::cpu_model(),
+        adapters: if kinds.contains(&BackendKind::Wgpu) { backend::adapters() } else { vec![] },
         ..Default::default()
     };
     // Memory first: this process's peak would otherwise be the paper preset's.
@@ -158,11 +163,70 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             Err(e) => Err(format!("cannot read {path}: {e}")),
         });
     }
-    let text = bench::report(&r, &today());
-    print!("{text}");
+    let mut text = bench::report(&r, &today());
     if let Some(path) = flags.get("write") {
+        // The GPU section comes from another machine (scripts/gpu-check.sh): kept as it is.
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        let gpu = match plateau::report::section(&old, bench::GPU_SECTION) {
+            Some(kept) => kept.to_string(),
+            None => bench::no_gpu_section(&backend::adapters()),
+        };
+        text = bench::with_gpu_section(&text, &gpu);
         std::fs::write(path, &text).map_err(|e| CliError(format!("--write {path}: {e}")))?;
         eprintln!("bench: wrote {path}");
+    }
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]` (see
+/// `bench::gpu`): exits 0 having measured nothing where wgpu finds no hardware GPU. `--probe`
+/// only looks: exit 0 with a GPU, 3 without.
+fn gpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let adapters = backend::adapters();
+    for a in &adapters {
+        eprintln!("gpu-check: wgpu finds {} ({}, {}, driver {})", a.name, a.api, a.kind, a.driver);
+    }
+    if !adapters.iter().any(|a| a.is_gpu()) {
+        eprintln!(
+            "gpu-check: no hardware GPU on this machine (wgpu finds {}): nothing measured, nothing written.",
+            bench::adapter_list(&adapters)
+        );
+        return Ok(ExitCode::from(if flags.get("probe").is_some() { 3 } else { 0 }));
+    }
+    if flags.get("probe").is_some() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut r = bench::GpuResults {
+        command: format!("plateau bench {}", args.join(" ")),
+        cpu: bench::cpu_model(),
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        adapters,
+        ..Default::default()
+    };
+    let cases = bench::gpu_cases();
+    for case in &cases {
+        eprintln!("gpu-check: {} — native wgpu, native {}", case.name, backend::CPU.name());
+        let gpu = bench::time_native(case, BackendKind::Wgpu);
+        let cpu = bench::time_native(case, backend::CPU);
+        eprintln!("        {gpu:?} / {cpu:?}");
+        r.native.push((case.clone(), gpu, cpu));
+    }
+    let browser = flags.get("browser").unwrap_or("node bench/gpu-browser.mjs");
+    if browser != "none" {
+        let spec: Vec<serde_json::Value> =
+            cases.iter().map(|c| serde_json::json!({"name": c.name, "query": c.query})).collect();
+        eprintln!("gpu-check: the page's backend race in headless Chromium on the hardware adapter");
+        r.browser = Some(bench::run_json(browser, &[serde_json::json!({ "cases": spec }).to_string()]));
+    }
+    let body = bench::gpu_section(&r, &today());
+    print!("{body}");
+    if let Some(path) = flags.get("write") {
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        std::fs::write(path, bench::with_gpu_section(&old, &body))
+            .map_err(|e| CliError(format!("--write {path}: {e}")))?;
+        eprintln!("gpu-check: wrote the GPU section of {path}");
     }
     Ok(ExitCode::SUCCESS)
 }
