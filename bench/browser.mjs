@@ -139,6 +139,31 @@ try {
       }
     }
   }
+  // The same model in TensorFlow.js (bench/tfjs/model.js on www/bench-tfjs.html), chapter 1's
+  // cases, on its wasm backend and, where an adapter exists, its WebGPU backend.
+  if (existsSync(new URL('./tfjs/node_modules/@tensorflow/tfjs/dist/tf.min.js', import.meta.url))) {
+    const tp = await context.newPage();
+    tp.on('pageerror', (e) => log('TensorFlow.js page error:', e.message));
+    await tp.goto(`${server.url}www/bench-tfjs.html`);
+    await tp.waitForFunction(() => !!window.plateauTfjs, null, { timeout: 120_000 });
+    for (const c of spec.cases.filter((x) => x.name.startsWith('ch1'))) {
+      for (const backend of info.adapter && !(info.fallback && c.name !== 'ch1 interactive') ? ['wasm', 'webgpu'] : ['wasm']) {
+        log(`${c.name} — TensorFlow.js ${backend}`);
+        try {
+          const r = await tp.evaluate(({ s, n, w, b }) => window.plateauTfjs.time(s, n, w, b), { s: c.shape, n: c.steps, w: c.warmup, b: backend });
+          out.tfjs_version = r.version;
+          out.steps.push({ name: c.name, backend: `tfjs-${backend}`, ms: r.ms });
+          log(`  ${r.ms.toFixed(1)} ms/step${backend === 'wasm' ? ` (SIMD ${r.simd})` : ''}`);
+        } catch (e) {
+          out.steps.push({ name: c.name, backend: `tfjs-${backend}`, error: String(e.message || e).split('\n')[0] });
+          log(`  failed: ${e.message}`);
+        }
+      }
+    }
+    await tp.close();
+  } else {
+    log('TensorFlow.js is not installed (bench/tfjs: scripts/bench.sh runs npm ci there): no TensorFlow.js rows');
+  }
   // WebGPU calls per training step (kernel launches, submissions, host reads), with the loss read
   // back once per chunk of steps (the page now) and after every step (the engine before).
   for (const c of spec.cases) {

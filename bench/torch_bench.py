@@ -3,7 +3,10 @@
 
 `plateau bench` runs this script once per configuration with the shape flags of that
 configuration and reads the one JSON line it prints:
-    {"ms_per_step": ..., "steps": ..., "threads": ..., "torch": "1.13.1"}
+    {"ms_per_step": ..., "steps": ..., "threads": ..., "torch": "1.13.1", "blas": "..."}
+
+`blas` says which BLAS did the matrix products: the one PyTorch was built with (`BLAS_INFO`) and,
+where it calls a shared library (Debian's build calls the system's), that library's file.
 
 The model is the one in `src/model/transformer.rs`, written again in PyTorch (the one
 transcription of the project: `bench/parity.py` trains it step by step beside the engine):
@@ -14,8 +17,8 @@ softmax) or softmax attention, causal or bidirectional, with an optional key-pad
 optional multiplicative mask on the attention weights (`Block.mask`, the paper's c on Omega).
 
 One timed step is what `Trainer::advance` does between evaluations: build a fresh batch, forward,
-the loss, read the loss value back (as the engine does, to detect divergence), backward, one
-Adam/AdamW update.
+the loss, read the loss value back (the engine reads it once per chunk of steps; on the CPU a read
+costs nothing measurable), backward, one Adam/AdamW update.
 
 Losses:
   all   next-token cross-entropy over every position (chapter 1, moving-window sum data);
@@ -100,6 +103,27 @@ def mws_batch(n, batch, gen):
     return seq[:, :-1], seq[:, 1:]
 
 
+def blas_info():
+    """The BLAS behind torch's matrix products: BLAS_INFO of the build, plus any BLAS shared
+    library this process has loaded (after a product has run)."""
+    import os
+    import re
+
+    m = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    built = m.group(1) if m else "?"
+    libs = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                name = os.path.basename(line.split()[-1]) if "/" in line else ""
+                # (CUDA's cuBLAS, loaded by a GPU build, does not run the CPU's products.)
+                if re.search(r"blas|mkl|blis|accelerate", name, re.I) and not name.startswith("libcu"):
+                    libs.add(name)
+    except OSError:
+        pass
+    return built + (" → " + ", ".join(sorted(libs)) if libs else "")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vocab", type=int, required=True)
@@ -160,7 +184,7 @@ def main():
     for _ in range(a.steps):
         step()
     ms = (time.perf_counter() - t0) * 1000.0 / a.steps
-    print(json.dumps({"ms_per_step": ms, "steps": a.steps, "threads": torch.get_num_threads(), "torch": torch.__version__}))
+    print(json.dumps({"ms_per_step": ms, "steps": a.steps, "threads": torch.get_num_threads(), "torch": torch.__version__, "blas": blas_info()}))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,13 @@ case "$SUITE" in quick|full) ;; *) echo "usage: scripts/bench.sh [quick|full]" >
 
 bash scripts/setup.sh
 
-# The PyTorch reference: Debian's CPU build of PyTorch. It calls the system BLAS, and Debian's
-# default BLAS is the slow reference implementation, so OpenBLAS (what a researcher's pip or
-# conda PyTorch would use in some form) is installed beside it.
+# The PyTorch reference: the current PyTorch release from pip (PyPI), pinned, in its own virtual
+# environment under target/ (≈ 5 GB with the CUDA libraries PyPI's build depends on; the bench
+# runs it on the CPU, where it uses its own MKL). The second PyTorch row is Debian's CPU build
+# (1.13), which calls the system BLAS: Debian's default is the slow reference implementation, so
+# OpenBLAS is installed beside it. BENCHMARKS.md names the BLAS each used.
+TORCH_VERSION=2.15.0
+VENV="${CARGO_TARGET_DIR:-target}/bench-venv"
 SUDO=""
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 need=()
@@ -32,11 +36,24 @@ if [ "${#need[@]}" -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}"
 fi
 
+if ! "$VENV/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+  command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || {
+    echo "bench: apt-get install python3-venv"; $SUDO apt-get update; $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv; }
+  echo "bench: pip install torch==$TORCH_VERSION into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet "torch==$TORCH_VERSION"
+fi
+TORCH_REF="$VENV/bin/python bench/torch_bench.py"
+TORCH_DEBIAN="/usr/bin/python3 bench/torch_bench.py"
+
+# TensorFlow.js, the browser peer (bench/tfjs/package-lock.json).
+(cd bench/tfjs && npm ci --no-audit --no-fund --silent)
+
 bash scripts/build-web.sh
 cargo build --release --bin plateau
 
 if [ "$SUITE" = quick ]; then
-  exec target/release/plateau bench --suite quick --torch "/usr/bin/python3 bench/torch_bench.py"
+  exec target/release/plateau bench --suite quick --torch "$TORCH_REF" --torch-second "$TORCH_DEBIAN"
 fi
 
 # For a profile of the paper step in the browser: the page's engine built as the page is, but
@@ -71,7 +88,7 @@ if [ "$PERF_OK" = yes ]; then
 fi
 
 target/release/plateau bench --suite full --memory-steps "${MEMORY_STEPS:-10000}" \
-  --torch "/usr/bin/python3 bench/torch_bench.py" "${PROFILE_ARGS[@]}" --write BENCHMARKS.md
+  --torch "$TORCH_REF" --torch-second "$TORCH_DEBIAN" "${PROFILE_ARGS[@]}" --write BENCHMARKS.md
 
 # Where a paper-preset step spends its time (perf, when the kernel allows it): the fastest
 # native backend (Flex), by thread and by kind of work, then the top symbols.

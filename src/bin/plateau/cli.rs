@@ -16,7 +16,7 @@
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
-//!             [--one-thread yes|no] [--native-profile PERF_REPORT]
+//!             [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
 //! plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
 //! plateau params
 //! ```
@@ -196,8 +196,9 @@ const USAGE_HEAD: &str = "usage:
                          chapter3-search-findings)
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
-              [--one-thread yes|no] [--native-profile PERF_REPORT]
-                        time training steps natively, in PyTorch and in headless Chromium
+              [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
+                        time training steps natively, in PyTorch (--torch: the reference of every
+                         ratio; --torch-second: one more row) and in headless Chromium
   plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
                         (scripts/gpu-check.sh) every preset on wgpu on a hardware GPU beside the
                          CPU backend, and the page's backend race on the hardware adapter: the GPU

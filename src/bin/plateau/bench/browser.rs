@@ -15,6 +15,10 @@ pub struct BrowserResult {
     /// Per case and backend: milliseconds per step, or an error.
     #[serde(default)]
     pub steps: Vec<BrowserStep>,
+    /// TensorFlow.js's version, where it was timed (its rows are in `steps`, backends
+    /// `tfjs-wasm` and `tfjs-webgpu`).
+    #[serde(default)]
+    pub tfjs_version: Option<String>,
     /// WebGPU calls per training step, counted in the browser (where WebGPU was timed).
     #[serde(default)]
     pub gpu_calls: Vec<GpuCalls>,
@@ -177,7 +181,7 @@ pub struct GpuCalls {
 pub struct BrowserStep {
     /// Case name.
     pub name: String,
-    /// `cpu` or `webgpu`.
+    /// `cpu` or `webgpu` (this engine), `tfjs-wasm` or `tfjs-webgpu` (TensorFlow.js).
     pub backend: String,
     /// Milliseconds per step.
     pub ms: Option<f64>,
@@ -188,7 +192,16 @@ pub struct BrowserStep {
 /// Runs the browser side (`node bench/browser.mjs`, or `cmd`) with the cases as JSON.
 /// With `profile`, the paper case is also profiled (in the build with function names).
 pub fn run_browser(cmd: &str, cases: &[Case], memory_steps: usize, profile: bool) -> Result<BrowserResult, String> {
-    let spec_of = |c: &Case| serde_json::json!({"name": c.name, "query": c.query, "steps": c.steps, "warmup": WARMUP});
+    let spec_of = |c: &Case| {
+        let cfg = case_config(c);
+        let s = shape(&cfg);
+        // The shape as bench/tfjs/model.js takes it (TensorFlow.js runs chapter 1's cases).
+        let shape = serde_json::json!({
+            "vocab": s.vocab, "seq": s.seq, "layers": s.layers, "heads": s.heads, "d_model": s.d_model,
+            "d_ff": s.d_ff, "batch": s.batch, "softmax": s.softmax, "causal": s.causal, "loss": s.loss, "lr": cfg.lr,
+        });
+        serde_json::json!({"name": c.name, "query": c.query, "steps": c.steps, "warmup": WARMUP, "shape": shape})
+    };
     let spec: Vec<serde_json::Value> = cases.iter().map(spec_of).collect();
     let mut all = serde_json::json!({"cases": spec, "memory_steps": memory_steps});
     if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper").filter(|_| profile) {

@@ -229,6 +229,8 @@ pub struct TorchResult {
     pub ms: f64,
     /// PyTorch version.
     pub version: String,
+    /// The BLAS behind its matrix products (`torch_bench.py`'s `blas`).
+    pub blas: String,
 }
 
 /// Runs the PyTorch reference (`python3 bench/torch_bench.py`, or `cmd`) on `case` with
@@ -262,6 +264,7 @@ pub fn time_torch(cmd: &str, case: &Case, threads: usize) -> Result<TorchResult,
     Ok(TorchResult {
         ms: v["ms_per_step"].as_f64().ok_or("no ms_per_step in the PyTorch output")?,
         version: v["torch"].as_str().unwrap_or("?").to_string(),
+        blas: v["blas"].as_str().unwrap_or("?").to_string(),
     })
 }
 
@@ -555,8 +558,11 @@ pub struct Results {
     pub cpu: String,
     /// Per case: native ms/step per backend name (or why not).
     pub native: Vec<(Case, Vec<NativeTiming>)>,
-    /// Per case: PyTorch ms/step (or why not).
+    /// Per case: the reference PyTorch's ms/step (or why not): the current release from pip
+    /// where `scripts/bench.sh` could install it, every ratio's "PyTorch".
     pub torch: Vec<Result<TorchResult, String>>,
+    /// Per case: a second PyTorch (Debian's build), a row of its own, no ratio refers to it.
+    pub torch_second: Vec<Result<TorchResult, String>>,
     /// The browser side (or why not).
     pub browser: Option<Result<BrowserResult, String>>,
     /// Page wasm size, raw and gzip (or why not).

@@ -29,10 +29,14 @@ pub fn report(r: &Results, date: &str) -> String {
          thread count.\n\n",
         r.command, r.cpu, r.threads
     ));
-    let torch_version = r.torch.iter().find_map(|t| t.as_ref().ok().map(|t| t.version.clone()));
+    let first = |v: &[Result<TorchResult, String>]| v.iter().find_map(|t| t.as_ref().ok().cloned());
     let browser = r.browser.as_ref().and_then(|b| b.as_ref().ok());
-    if let Some(v) = &torch_version {
-        o.push_str(&format!("PyTorch: {v} (Debian's CPU build), `bench/torch_bench.py`. "));
+    if let Some(t) = first(&r.torch) {
+        o.push_str(&format!("PyTorch (every ratio's reference): {}, BLAS {}", t.version, t.blas));
+        if let Some(d) = first(&r.torch_second) {
+            o.push_str(&format!("; second PyTorch row: {}, BLAS {}", d.version, d.blas));
+        }
+        o.push_str("; the same model in `bench/torch_bench.py`. ");
     }
     if let Some(b) = browser {
         o.push_str(&format!(
@@ -40,6 +44,12 @@ pub fn report(r: &Results, date: &str) -> String {
             b.browser,
             b.webgpu_adapter.as_deref().unwrap_or("none")
         ));
+        if let Some(v) = &b.tfjs_version {
+            o.push_str(&format!(
+                " TensorFlow.js {v} (`bench/tfjs/model.js`, the same model; chapter 1's cases) on its wasm backend \
+                 (SIMD, one thread) and its WebGPU backend, in the same browser run."
+            ));
+        }
     }
     if !r.adapters.is_empty() {
         o.push_str(&format!(
@@ -464,10 +474,19 @@ fn step_table(r: &Results) -> String {
         let mut rows: Vec<(String, Result<f64, String>)> =
             natives.iter().map(|(n, m)| (format!("native {n}"), m.clone())).collect();
         rows.push(("PyTorch".into(), r.torch.get(i).cloned().unwrap_or(Err("not run".into())).map(|t| t.ms)));
+        if let Some(t) = r.torch_second.get(i) {
+            let label = t.as_ref().map_or("PyTorch (second)".to_string(), |t| format!("PyTorch {}", t.version));
+            rows.push((label, t.clone().map(|t| t.ms)));
+        }
         match &r.browser {
             Some(Ok(b)) => {
                 for st in b.steps.iter().filter(|s| s.name == case.name) {
-                    let label = if st.backend == "webgpu" { "browser WebGPU" } else { "browser CPU (wasm)" };
+                    let label = match st.backend.as_str() {
+                        "webgpu" => "browser WebGPU",
+                        "tfjs-wasm" => "browser TensorFlow.js wasm (SIMD)",
+                        "tfjs-webgpu" => "browser TensorFlow.js WebGPU",
+                        _ => "browser CPU (wasm)",
+                    };
                     rows.push((label.into(), st.ms.ok_or_else(|| st.error.clone().unwrap_or_default())));
                 }
             }

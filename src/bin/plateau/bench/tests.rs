@@ -67,13 +67,20 @@ fn report_ratios_and_targets_by_hand() {
             (paper.clone(), vec![(backend::CPU.name().to_string(), Ok(100.0))]),
             (ch2.clone(), vec![(backend::CPU.name().to_string(), Ok(20.0))]),
         ],
-        torch: vec![Ok(TorchResult { ms: 150.0, version: "1.13".into() }), Err("not run".into())],
+        torch: vec![Ok(TorchResult { ms: 150.0, version: "2.15.0".into(), blas: "mkl".into() }), Err("not run".into())],
+        torch_second: vec![Ok(TorchResult {
+            ms: 300.0,
+            version: "1.13".into(),
+            blas: "generic → libopenblasp.so".into(),
+        })],
         browser: Some(Ok(BrowserResult {
             browser: "Chromium 1".into(),
             steps: vec![
                 BrowserStep { name: paper.name.into(), backend: "cpu".into(), ms: Some(250.0), error: None },
                 BrowserStep { name: ch2.name.into(), backend: "cpu".into(), ms: Some(50.0), error: None },
+                BrowserStep { name: paper.name.into(), backend: "tfjs-wasm".into(), ms: Some(750.0), error: None },
             ],
+            tfjs_version: Some("4.22.0".into()),
             gpu_calls: vec![
                 GpuCalls {
                     name: "ch1 interactive".into(),
@@ -130,7 +137,7 @@ fn report_ratios_and_targets_by_hand() {
             sections: vec![("code".into(), 8_000_000, 2_700_000)],
         })),
         one_thread: Some(Ok(vec![(backend::CPU.name().to_string(), Ok(160.0))])),
-        torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "1.13".into() })),
+        torch_one_thread: Some(Ok(TorchResult { ms: 200.0, version: "2.15.0".into(), blas: "mkl".into() })),
         one_thread_cpu: vec![("ch2 interactive".into(), Ok(30.0))],
         memory: vec![(1000, 20e6, 21e6)],
         native_drop: Some((8.0, 225)),
@@ -161,6 +168,15 @@ fn report_ratios_and_targets_by_hand() {
         }],
     };
     let text = report(&r, "2026-11-30");
+    // TensorFlow.js 750 ms: 0.20× the reference PyTorch, 0.13× native.
+    assert!(
+        text.contains("| ch1 paper | 39.69 | browser TensorFlow.js wasm (SIMD) | 750 | 1.33 | 52.9 | 0.20× | 0.13× |"),
+        "{text}"
+    );
+    assert!(text.contains("TensorFlow.js 4.22.0 (`bench/tfjs/model.js`"), "{text}");
+    assert!(text.contains("PyTorch (every ratio's reference): 2.15.0, BLAS mkl; second PyTorch row: 1.13, BLAS generic → libopenblasp.so"), "{text}");
+    // The second PyTorch has a row with the ratios to the reference: 150 ÷ 300 = 0.50×.
+    assert!(text.contains("| ch1 paper | 39.69 | PyTorch 1.13 | 300 | 3.33 | 132.3 | 0.50× | 0.33× |"), "{text}");
     assert!(
         text.contains(
             "Native wgpu: llvmpipe (Gl, Cpu), no hardware GPU: the native wgpu rows run on a software rasterizer."

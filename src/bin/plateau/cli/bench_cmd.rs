@@ -20,6 +20,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             "one-thread",
             "native-profile",
             "probe",
+            "torch-second",
         ],
     )?;
     if flags.get("suite") == Some("gpu") {
@@ -39,6 +40,8 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     let off = |v: &str| v == "none" || v.is_empty();
     let torch = flags.get("torch").unwrap_or("/usr/bin/python3 bench/torch_bench.py").to_string();
     let browser = flags.get("browser").unwrap_or("node bench/browser.mjs").to_string();
+    // `--torch-second CMD`: another PyTorch (scripts/bench.sh: Debian's, beside pip's reference).
+    let torch_second = flags.get("torch-second").filter(|v| !off(v)).map(str::to_string);
     let wasm = flags.get("wasm").unwrap_or("www/pkg/plateau_bg.wasm").to_string();
     let memory_steps: usize = match flags.get("memory-steps") {
         Some(v) => v.parse().map_err(|_| CliError(format!("--memory-steps {v:?}: allowed an integer ≥ 0")))?,
@@ -92,6 +95,12 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             r.torch.push(t);
         } else {
             r.torch.push(Err("not run (--torch none)".into()));
+        }
+        if let Some(second) = torch_second.as_deref() {
+            eprintln!("bench: {} — the second PyTorch", case.name);
+            let t = bench::time_torch(second, case, threads);
+            eprintln!("        {}", t.as_ref().map_or_else(|e| e.clone(), |t| format!("{:.1} ms/step", t.ms)));
+            r.torch_second.push(t);
         }
     }
     if json {
