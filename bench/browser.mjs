@@ -300,8 +300,21 @@ async function profileSteps(browser, server, c) {
 /** Opens the page in a fresh context and trains to the drop; returns the drop, the longest
  * main-thread task from the first training step on, and the long tasks with their CPU split. */
 async function measurePage(browser, server) {
-  const r = { drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null };
+  const r = { drop_seconds: null, drop_step: null, longest_task_ms: null, longest_draw_ms: null, long_tasks: [], stretch: null, load: null };
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // The load, from navigation on: the main thread's long tasks, and when the step counter first
+  // shows a trained step.
+  await ctx.addInitScript(() => {
+    window.__loadTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__loadTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
+    document.addEventListener('DOMContentLoaded', () => {
+      const el = document.getElementById('step');
+      if (!el) return;
+      new MutationObserver(() => {
+        if (window.__firstStep == null && Number(el.textContent) >= 1) window.__firstStep = performance.now();
+      }).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+  });
   try {
     const p = await ctx.newPage();
     const samples = [];
@@ -309,6 +322,16 @@ async function measurePage(browser, server) {
     try {
       await p.goto(server.url, { waitUntil: 'load' });
       await p.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 120_000, polling: 50 });
+      r.load = await p.evaluate(() => {
+        const res = performance.getEntriesByType('resource');
+        const bytes = (re) => res.filter((e) => re.test(new URL(e.name).pathname)).reduce((a, e) => a + (e.decodedBodySize || 0), 0);
+        return {
+          first_step_ms: window.__firstStep ?? null,
+          main_wasm_bytes: bytes(/\.wasm$/),
+          main_js_bytes: bytes(/\.m?js$/),
+          longest_load_task_ms: window.__loadTasks.length ? Math.max(...window.__loadTasks) : 0,
+        };
+      });
       // Page time → node time: performance.now() of both, read back to back.
       const offset = performance.now() - await p.evaluate(() => performance.now());
       const from = performance.now();

@@ -19,6 +19,9 @@ pub struct BrowserResult {
     /// `tfjs-wasm` and `tfjs-webgpu`).
     #[serde(default)]
     pub tfjs_version: Option<String>,
+    /// The page's load: what the main thread fetched and compiled, and how soon it trained.
+    #[serde(default)]
+    pub load: Option<PageLoad>,
     /// WebGPU calls per training step, counted in the browser (where WebGPU was timed).
     #[serde(default)]
     pub gpu_calls: Vec<GpuCalls>,
@@ -174,6 +177,23 @@ pub struct GpuCalls {
     pub submits: f64,
     /// Buffer maps (host reads, each a wait for the GPU) per step.
     pub maps: f64,
+}
+
+/// The page's load with no URL parameters, from navigation to the first trained step.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct PageLoad {
+    /// Milliseconds from navigation until the step counter first showed a trained step.
+    #[serde(default)]
+    pub first_step_ms: Option<f64>,
+    /// Bytes of wasm the main thread fetched (and compiled), decoded.
+    #[serde(default)]
+    pub main_wasm_bytes: f64,
+    /// Bytes of JavaScript the main thread fetched, decoded.
+    #[serde(default)]
+    pub main_js_bytes: f64,
+    /// The main thread's longest task from navigation to the first step (ms).
+    #[serde(default)]
+    pub longest_load_task_ms: f64,
 }
 
 /// One browser timing.

@@ -303,6 +303,18 @@ pub fn report(r: &Results, date: &str) -> String {
                 ));
             }
         }
+        if let Some(l) = &b.load {
+            if let Some(f) = l.first_step_ms {
+                o.push_str(&format!(
+                    "| first training step within 3 s of navigation (the page, no URL parameters) | {:.2} s; on the way the main thread fetched and compiled {} of wasm and {} of JavaScript, its longest task {:.0} ms | {} |\n",
+                    f / 1000.0,
+                    mb(l.main_wasm_bytes),
+                    mb(l.main_js_bytes),
+                    l.longest_load_task_ms,
+                    yes(f <= 3000.0)
+                ));
+            }
+        }
         if let Some(t) = b.longest_task_ms {
             o.push_str(&format!(
                 "| no main-thread task over 50 ms while training | longest {t:.0} ms | {} |\n",

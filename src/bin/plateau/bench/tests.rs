@@ -81,6 +81,12 @@ fn report_ratios_and_targets_by_hand() {
                 BrowserStep { name: paper.name.into(), backend: "tfjs-wasm".into(), ms: Some(750.0), error: None },
             ],
             tfjs_version: Some("4.22.0".into()),
+            load: Some(PageLoad {
+                first_step_ms: Some(4210.0),
+                main_wasm_bytes: 15.0e6,
+                main_js_bytes: 0.2e6,
+                longest_load_task_ms: 480.0,
+            }),
             gpu_calls: vec![
                 GpuCalls {
                     name: "ch1 interactive".into(),
@@ -174,6 +180,10 @@ fn report_ratios_and_targets_by_hand() {
         "{text}"
     );
     assert!(text.contains("TensorFlow.js 4.22.0 (`bench/tfjs/model.js`"), "{text}");
+    assert!(
+        text.contains("| first training step within 3 s of navigation (the page, no URL parameters) | 4.21 s; on the way the main thread fetched and compiled 15.0 MB of wasm and 0.2 MB of JavaScript, its longest task 480 ms | **no** |"),
+        "{text}"
+    );
     assert!(text.contains("PyTorch (every ratio's reference): 2.15.0, BLAS mkl; second PyTorch row: 1.13, BLAS generic → libopenblasp.so"), "{text}");
     // The second PyTorch has a row with the ratios to the reference: 150 ÷ 300 = 0.50×.
     assert!(text.contains("| ch1 paper | 39.69 | PyTorch 1.13 | 300 | 3.33 | 132.3 | 0.50× | 0.33× |"), "{text}");
