@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 OUT="${1:-dist}"
 bash scripts/build-web.sh
 rm -rf "$OUT"
-mkdir -p "$OUT/www/pkg" "$OUT/data"
+mkdir -p "$OUT/www/pkg" "$OUT/www/pkg-view" "$OUT/data"
 cp index.html embed.html REPRODUCTION.md "$OUT/"
 cp www/app.js www/charts.js www/controls.js www/dom.js www/exports.js www/holds.js www/pageflags.js www/protocol.js www/seeds.js www/state.js \
   www/boot-check.js www/worker.js www/plateau-figure.js www/style.css "$OUT/www/"
 cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
+cp www/pkg-view/plateau.js www/pkg-view/plateau_bg.wasm "$OUT/www/pkg-view/"
 cp data/moby-dick.txt data/README.md "$OUT/data/"
 echo "build-dist: wrote $OUT/ ($(du -sh "$OUT" | cut -f1)); serve it from any static host, e.g. python3 -m http.server -d $OUT"

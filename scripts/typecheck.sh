@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Type-check the page's JavaScript (`// @ts-check` + JSDoc in www/*.js) with TypeScript from npm
 # (tests/e2e/package-lock.json pins it; scripts/setup.sh installs it), against the engine's API as
-# wasm-bindgen declares it (www/pkg/plateau.d.ts, from scripts/build-web.sh). No output is written.
+# wasm-bindgen declares it (www/pkg-view/plateau.d.ts for the page's main thread,
+# www/pkg/plateau.d.ts for the worker and the bench page; scripts/build-web.sh). No output is written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f www/pkg/plateau.d.ts ] || { echo "typecheck: www/pkg/plateau.d.ts is missing: run scripts/build-web.sh first" >&2; exit 1; }
+for d in www/pkg/plateau.d.ts www/pkg-view/plateau.d.ts; do
+  [ -f "$d" ] || { echo "typecheck: $d is missing: run scripts/build-web.sh first" >&2; exit 1; }
+done
 TSC=tests/e2e/node_modules/.bin/tsc
 [ -x "$TSC" ] || { echo "typecheck: $TSC is missing: run scripts/setup.sh first" >&2; exit 1; }
 "$TSC" -p www/tsconfig.json

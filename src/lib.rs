@@ -25,19 +25,24 @@
 //! # }
 //! ```
 
+#[cfg(feature = "engine")]
 pub mod backend;
 pub mod chapters;
 pub mod colormap;
 pub mod config;
 pub mod history;
 pub mod metrics;
+#[cfg(feature = "engine")]
 pub mod model;
 pub mod race;
 pub mod report;
 pub mod rng;
+#[cfg(feature = "engine")]
 pub mod run;
 pub mod seeds;
+#[cfg(feature = "engine")]
 pub mod tensor;
+#[cfg(feature = "engine")]
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

@@ -2,7 +2,7 @@
 // The page: boot (the engine, the URL, the controls, the worker) and the wiring of its buttons.
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
-import init, { paramSchema, parseQuery, runHeadline } from './pkg/plateau.js';
+import init, { paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';

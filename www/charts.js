@@ -1,7 +1,7 @@
 // @ts-check
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
-import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg/plateau.js';
+import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
 import { $, canvasById, field, notice, C, darkScheme, reducedMotion } from './dom.js';
 import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';

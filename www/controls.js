@@ -5,7 +5,7 @@
 // through the engine (`parseQuery`) before they are kept: a value the engine rejects never stays
 // in the page or the URL; the engine's safe value is shown instead, with its notice.
 
-import { parseQuery, configQuery } from './pkg/plateau.js';
+import { parseQuery, configQuery } from './pkg-view/plateau.js';
 import { $, notice } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { chapterOf, send, state } from './state.js';

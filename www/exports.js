@@ -1,7 +1,7 @@
 // @ts-check
 // Downloads: CSV (from the worker), config JSON, snapshots JSON, chart PNGs; loading a config JSON;
 // the embed code.
-import { configJson, configQuery, parseConfigJson } from './pkg/plateau.js';
+import { configJson, configQuery, parseConfigJson } from './pkg-view/plateau.js';
 import { chartAsSvg } from './charts.js';
 import { setControls } from './controls.js';
 import { $, field, notice } from './dom.js';

@@ -1,7 +1,7 @@
 // @ts-check
 // The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`) and the address
 // bar, which always holds the engine's query of the next reset's config plus these keys.
-import { configQuery } from './pkg/plateau.js';
+import { configQuery } from './pkg-view/plateau.js';
 import { CHARTS } from './charts.js';
 import { notice } from './dom.js';
 import { chapterOf, state } from './state.js';

@@ -2,7 +2,7 @@
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
 // rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
 // the rate, the runs table); a new worker when the engine in the old one failed.
-import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse } from './pkg/plateau.js';
+import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { markPending } from './controls.js';
 import { $, notice, showError } from './dom.js';

@@ -5,7 +5,7 @@
 // the seeds with the min–max band shaded; the maps stay those of the run on screen; the headline
 // numbers are reported as median and range. Every number comes from the engine (`seedBand`,
 // `seedsSummary`, `seedsCsv`); this module only routes rows.
-import { seedBand, seedsCsv, seedsSummary } from './pkg/plateau.js';
+import { seedBand, seedsCsv, seedsSummary } from './pkg-view/plateau.js';
 import { $ } from './dom.js';
 import { state } from './state.js';
 

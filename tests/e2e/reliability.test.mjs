@@ -154,16 +154,22 @@ test('a shared link over the memory budget says so instead of crashing', { timeo
 });
 
 test('a missing engine build says so instead of loading forever', { timeout: TEST_TIMEOUT }, async () => {
-  const context = await suite.browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.route('**/www/pkg/plateau.js', (route) => route.fulfill({ status: 404, body: 'not built' }));
-    await page.goto(`${suite.server.url}`, { waitUntil: 'load' });
-    await waitFn(page, () => !document.querySelector('#error').hidden);
-    assert.match(await text(page, '#error'), /The engine could not be loaded .*scripts\/build-web\.sh/);
-    assert.ok(await page.$eval('#boot', (el) => el.hidden), '"Loading the engine…" is gone');
-  } finally {
-    await context.close();
+  // The main thread's view (www/pkg-view) and the worker's engine (www/pkg), each missing in turn.
+  for (const [path, message] of [
+    ['**/www/pkg-view/plateau.js', /The engine could not be loaded .*scripts\/build-web\.sh/],
+    ['**/www/pkg/plateau.js', /The training worker failed/],
+  ]) {
+    const context = await suite.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.route(path, (route) => route.fulfill({ status: 404, body: 'not built' }));
+      await page.goto(`${suite.server.url}`, { waitUntil: 'load' });
+      await waitFn(page, () => !document.querySelector('#error').hidden);
+      assert.match(await text(page, '#error'), message, path);
+      assert.ok(await page.$eval('#boot', (el) => el.hidden), `"Loading the engine…" is gone (${path})`);
+    } finally {
+      await context.close();
+    }
   }
 });
 

@@ -8,7 +8,9 @@ pub mod corpus;
 pub mod metrics;
 pub mod rows;
 pub mod summary;
+#[cfg(feature = "engine")]
 mod trainer;
 
 pub use rows::*;
+#[cfg(feature = "engine")]
 pub use trainer::*;

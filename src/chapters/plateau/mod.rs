@@ -7,7 +7,9 @@ pub mod data;
 pub mod metrics;
 pub mod rows;
 pub mod summary;
+#[cfg(feature = "engine")]
 mod trainer;
 
 pub use rows::*;
+#[cfg(feature = "engine")]
 pub use trainer::*;

@@ -196,3 +196,31 @@ pub fn to_csv(rows: &[SyntaxRow]) -> String {
 pub fn from_csv(text: &str) -> Result<Vec<SyntaxRow>, String> {
     crate::history::from_csv(text)
 }
+
+/// The events of a run, each the end of a plateau ([`super::metrics::plateau_end`] with [`super::metrics::PLATEAU_RULE`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Onsets {
+    /// Structure onset: the non-adjacent UAS (`uas_nonadjacent`) leaves its plateau upward.
+    pub structure: Option<usize>,
+    /// The loss drop: `verb_loss` (the loss where syntax matters) leaves its plateau downward.
+    pub drop: Option<usize>,
+    /// The same rule on the overall held-out MLM loss (`heldout_loss`).
+    pub heldout_drop: Option<usize>,
+    /// The same rule on the all-arc UAS (`uas`).
+    pub uas_onset: Option<usize>,
+    /// The same rule on `verb_number_loss`, the part of the verb's loss only its number decides.
+    pub number_drop: Option<usize>,
+}
+
+/// The events of recorded rows (see [`Onsets`]).
+pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
+    let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
+    let col = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    Onsets {
+        structure: crate::chapters::syntax::metrics::structure_onset(&steps, &col(|r| r.uas_nonadjacent)),
+        drop: crate::chapters::syntax::metrics::loss_drop_step(&steps, &col(|r| r.verb_loss)),
+        heldout_drop: crate::chapters::syntax::metrics::loss_drop_step(&steps, &col(|r| r.heldout_loss)),
+        uas_onset: crate::chapters::syntax::metrics::structure_onset(&steps, &col(|r| r.uas)),
+        number_drop: crate::chapters::syntax::metrics::loss_drop_step(&steps, &col(|r| r.verb_number_loss)),
+    }
+}

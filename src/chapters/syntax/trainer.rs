@@ -23,7 +23,6 @@ use crate::tensor::{int_tensor, read_f32};
 use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Tensor, TensorData};
-use serde::{Deserialize, Serialize};
 
 /// Number of agreement minimal pairs scored at every evaluation (drawn once per seed).
 pub const AGREEMENT_ITEMS: usize = 256;
@@ -397,33 +396,5 @@ impl Chapter for Syntax {
             verb_number_loss,
         };
         (row, snap)
-    }
-}
-
-/// The events of a run, each the end of a plateau ([`m::plateau_end`] with [`m::PLATEAU_RULE`]).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Onsets {
-    /// Structure onset: the non-adjacent UAS (`uas_nonadjacent`) leaves its plateau upward.
-    pub structure: Option<usize>,
-    /// The loss drop: `verb_loss` (the loss where syntax matters) leaves its plateau downward.
-    pub drop: Option<usize>,
-    /// The same rule on the overall held-out MLM loss (`heldout_loss`).
-    pub heldout_drop: Option<usize>,
-    /// The same rule on the all-arc UAS (`uas`).
-    pub uas_onset: Option<usize>,
-    /// The same rule on `verb_number_loss`, the part of the verb's loss only its number decides.
-    pub number_drop: Option<usize>,
-}
-
-/// The events of recorded rows (see [`Onsets`]).
-pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
-    let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
-    let col = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-    Onsets {
-        structure: m::structure_onset(&steps, &col(|r| r.uas_nonadjacent)),
-        drop: m::loss_drop_step(&steps, &col(|r| r.verb_loss)),
-        heldout_drop: m::loss_drop_step(&steps, &col(|r| r.heldout_loss)),
-        uas_onset: m::structure_onset(&steps, &col(|r| r.uas)),
-        number_drop: m::loss_drop_step(&steps, &col(|r| r.verb_number_loss)),
     }
 }

@@ -1,0 +1,388 @@
+//! What only the training worker needs (the `engine` feature): a training [`Session`], the WebGPU
+//! adapter probe, the backend choice and the race's entry points, chapter 4's corpus.
+
+use super::{ensure_constructors, js_err, to_js};
+use crate::config::RunConfig;
+use crate::run::Run;
+use crate::train::Status;
+use burn::tensor::wgpu::WgpuBackend;
+use burn::tensor::Device;
+use js_sys::{Promise, Reflect};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+/// What the WebGPU probe found.
+#[derive(Serialize, Clone, Debug)]
+pub struct AdapterInfo {
+    /// `navigator.gpu` exists.
+    pub api: bool,
+    /// `requestAdapter()` returned an adapter.
+    pub adapter: bool,
+    /// The adapter is a software fallback (SwiftShader).
+    pub fallback: bool,
+    /// `adapter.info.architecture` (e.g. "swiftshader").
+    pub architecture: String,
+    /// `adapter.info.vendor`.
+    pub vendor: String,
+}
+
+/// Asks the browser for a WebGPU adapter (works on the main thread and in workers) and reads
+/// whether it is a software fallback. Never throws: a missing API or a rejected request is a
+/// field of the answer.
+pub async fn probe_adapter() -> AdapterInfo {
+    let mut info =
+        AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
+    let global = js_sys::global();
+    let Ok(nav) = Reflect::get(&global, &"navigator".into()) else { return info };
+    let Ok(gpu) = Reflect::get(&nav, &"gpu".into()) else { return info };
+    if gpu.is_undefined() || gpu.is_null() {
+        return info;
+    }
+    info.api = true;
+    let Ok(request) = Reflect::get(&gpu, &"requestAdapter".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
+    else {
+        return info;
+    };
+    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<Promise>()) else { return info };
+    let Ok(adapter) = JsFuture::from(promise).await else { return info };
+    if adapter.is_null() || adapter.is_undefined() {
+        return info;
+    }
+    info.adapter = true;
+    let get_str =
+        |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+    let get_bool = |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
+    let details = Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
+    if !details.is_undefined() {
+        info.architecture = get_str(&details, "architecture");
+        info.vendor = get_str(&details, "vendor");
+        info.fallback = get_bool(&details, "isFallbackAdapter");
+    }
+    info.fallback |=
+        get_bool(&adapter, "isFallbackAdapter") || info.architecture.to_lowercase().contains("swiftshader");
+    info
+}
+
+/// The backend decision and the sentence that explains it to the reader.
+#[derive(Serialize, Clone, Debug)]
+pub struct BackendChoice {
+    /// `"webgpu"` or `"cpu"`: the backend to train on, or, when `race` is set, the one to try
+    /// first.
+    pub backend: String,
+    /// Why, in words.
+    pub reason: String,
+    /// The probe's findings.
+    pub adapter: AdapterInfo,
+    /// Whether the worker should time both backends and train on the faster
+    /// ([`crate::race`]): a hardware adapter without an override, or `backend=race`.
+    pub race: bool,
+}
+
+/// Chooses the backend: a hardware WebGPU adapter → a race of WebGPU against the CPU on the
+/// reader's model ([`crate::race`]); no API, no adapter or a software adapter → the wasm CPU
+/// backend. `override_` (`"webgpu"`, `"cpu"`, `"race"` or `""`) wins when it can: `"race"` races
+/// on any adapter, software ones included (the end-to-end tests race on SwiftShader).
+pub fn choose(info: AdapterInfo, override_: &str) -> BackendChoice {
+    let vendor = if info.vendor.is_empty() { "unknown vendor".to_string() } else { info.vendor.clone() };
+    let (backend, reason, race) = match override_ {
+        "cpu" => ("cpu", "CPU backend requested in the URL (backend=cpu).".to_string(), false),
+        "webgpu" if info.adapter => (
+            "webgpu",
+            format!("WebGPU requested in the URL (backend=webgpu){}.", if info.fallback { "; note: this adapter is a software fallback, slower than the CPU backend" } else { "" }),
+            false,
+        ),
+        "webgpu" => ("cpu", "WebGPU was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
+        "race" if info.adapter => (
+            "webgpu",
+            format!("Race requested in the URL (backend=race): timing WebGPU ({}) against the CPU on this model.", if info.fallback { "a software adapter" } else { vendor.as_str() }),
+            true,
+        ),
+        "race" => ("cpu", "A race was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
+        _ if !info.api => ("cpu", "This browser has no WebGPU: training runs on the CPU backend (WebAssembly).".to_string(), false),
+        _ if !info.adapter => ("cpu", "WebGPU is present but returned no adapter: training runs on the CPU backend.".to_string(), false),
+        _ if info.fallback => (
+            "cpu",
+            format!(
+                "Only a software WebGPU adapter ({}) is available, which is far slower than the CPU backend: training runs on the CPU.",
+                if info.architecture.is_empty() { "fallback" } else { info.architecture.as_str() }
+            ),
+            false,
+        ),
+        _ => ("webgpu", format!("A hardware WebGPU adapter ({vendor}) was found: timing it against the CPU on this model."), true),
+    };
+    BackendChoice { backend: backend.to_string(), reason, adapter: info, race }
+}
+
+/// The race's settings: `{warmup, budgetMs, maxSteps}` ([`crate::race`]).
+#[wasm_bindgen(js_name = raceSettings)]
+pub fn race_settings() -> JsValue {
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: f64| Reflect::set(&o, &k.into(), &v.into()).ok();
+    set("warmup", crate::race::WARMUP_STEPS as f64);
+    set("budgetMs", crate::race::BUDGET_MS);
+    set("maxSteps", crate::race::MAX_STEPS as f64);
+    o.into()
+}
+
+/// The config a race or the bench times ([`crate::race::timing_config`]).
+#[wasm_bindgen(js_name = timingConfig)]
+pub fn timing_config(config: JsValue) -> Result<JsValue, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(to_js(&crate::race::timing_config(&cfg)))
+}
+
+/// What sets a step's cost ([`crate::race::cost_key`]): the worker races again when it changes.
+#[wasm_bindgen(js_name = costKey)]
+pub fn cost_key(config: JsValue) -> Result<String, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(crate::race::cost_key(&cfg))
+}
+
+/// The race's decision ([`crate::race::verdict`]): `webgpu_ms` WebGPU's ms/step, or
+/// `webgpu_error` why it could not be timed; `cpu_ms` the CPU's. Returns `{backend, reason,
+/// webgpu_ms, cpu_ms}`.
+#[wasm_bindgen(js_name = raceVerdict)]
+pub fn race_verdict(webgpu_ms: Option<f64>, webgpu_error: Option<String>, cpu_ms: f64) -> JsValue {
+    let webgpu = match (webgpu_ms, webgpu_error) {
+        (_, Some(e)) => Err(e),
+        (Some(w), None) => Ok(w),
+        (None, None) => Err("not timed".to_string()),
+    };
+    to_js(&crate::race::verdict(webgpu, cpu_ms))
+}
+
+thread_local! {
+    static WEBGPU: RefCell<Option<Device>> = const { RefCell::new(None) };
+}
+
+/// Drops the cached WebGPU device (after it failed), so the next WebGPU run sets up a new one.
+#[wasm_bindgen(js_name = forgetWebgpu)]
+pub fn forget_webgpu() {
+    WEBGPU.with(|w| *w.borrow_mut() = None);
+}
+
+/// The browser's WebGPU device, set up once per page or worker and cached.
+pub async fn webgpu_device() -> Result<Device, String> {
+    ensure_constructors();
+    if let Some(d) = WEBGPU.with(|w| w.borrow().clone()) {
+        return Ok(d);
+    }
+    let device =
+        Device::wgpu_options().graphics_api(WgpuBackend::WebGpu).init_async().await.map_err(|e| format!("{e:?}"))?;
+    WEBGPU.with(|w| *w.borrow_mut() = Some(device.clone()));
+    Ok(device)
+}
+
+/// Probes the adapter and returns the [`BackendChoice`] as a JS object.
+#[wasm_bindgen(js_name = chooseBackend)]
+pub async fn choose_backend(override_: String) -> JsValue {
+    to_js(&choose(probe_adapter().await, &override_))
+}
+
+struct Inner {
+    trainer: Run,
+    sent_rows: usize,
+    sent_snaps: usize,
+}
+
+/// A training run driven from JavaScript (normally inside the Web Worker).
+#[wasm_bindgen]
+pub struct Session {
+    inner: Rc<RefCell<Inner>>,
+    backend: String,
+}
+
+/// What one chunk of training produced (rows and snapshots of the run's chapter).
+#[derive(Serialize)]
+struct Chunk<'a, R, S> {
+    step: usize,
+    steps: usize,
+    status: &'static str,
+    message: String,
+    rows: &'a [R],
+    snapshots: &'a [S],
+}
+
+/// The rows and snapshots of `h` not sent yet, as a chunk; updates the sent counters.
+fn chunk<R: Serialize, S: Serialize>(
+    h: &crate::history::History<R, S>,
+    sent: (&mut usize, &mut usize),
+    head: (usize, usize, &'static str, String),
+) -> JsValue {
+    // Thinning can shorten the lists; then resend from the start of what is kept.
+    let rs = if *sent.0 > h.rows.len() { 0 } else { *sent.0 };
+    let ss = if *sent.1 > h.snapshots.len() { 0 } else { *sent.1 };
+    let (step, steps, status, message) = head;
+    let out = to_js(&Chunk { step, steps, status, message, rows: &h.rows[rs..], snapshots: &h.snapshots[ss..] });
+    *sent.0 = h.rows.len();
+    *sent.1 = h.snapshots.len();
+    out
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Creates a run from a config (a JS object as produced by `parseQuery(...).config`) on
+    /// `backend`: `"webgpu"`, `"cpu"` (the project's CPU backend), or a named CPU backend
+    /// (`"flex"`, `"ndarray"`) when this build has it. Rejects an invalid config or an
+    /// unavailable device.
+    pub async fn create(config: JsValue, backend: String) -> Result<Session, JsValue> {
+        let cfg: RunConfig =
+            serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+        let device = match backend.as_str() {
+            "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
+            // A named CPU backend (the bench compares them); "cpu" is the project's choice.
+            "flex" | "ndarray" => {
+                crate::backend::device(crate::backend::BackendKind::parse(&backend).unwrap_or(crate::backend::CPU))
+            }
+            _ => crate::backend::cpu_device(),
+        };
+        let trainer = Run::new(cfg, &device).map_err(js_err)?;
+        Ok(Session { inner: Rc::new(RefCell::new(Inner { trainer, sent_rows: 0, sent_snaps: 0 })), backend })
+    }
+
+    /// `"webgpu"` or `"cpu"`.
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.backend.clone()
+    }
+
+    /// Parameter count of the model.
+    #[wasm_bindgen(js_name = paramCount)]
+    pub fn param_count(&self) -> usize {
+        self.inner.borrow().trainer.param_count()
+    }
+
+    /// Ω of the task, `[[query, key], …]`, for outlining the attention map.
+    pub fn omega(&self) -> JsValue {
+        let inner = self.inner.borrow();
+        let cfg = inner.trainer.config();
+        to_js(&crate::chapters::plateau::data::omega(cfg.experiment, cfg.n))
+    }
+
+    /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever
+    /// comes first (at least one step). Resolves to `{step, steps, status, message, rows,
+    /// snapshots}` with the rows and snapshots recorded since the last call. Do not call other
+    /// methods while the promise is pending.
+    #[wasm_bindgen(js_name = runFor)]
+    // The borrow is held across awaits on purpose: the worker never calls in while a chunk runs,
+    // and the other methods use `try_borrow_mut`, which reports "session is busy" instead of
+    // panicking.
+    #[allow(clippy::await_holding_refcell_ref)]
+    pub fn run_for(&self, budget_ms: f64, max_steps: u32) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+                .ok()
+                .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
+            let now = || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
+            let start = now();
+            let mut guard = inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+            let mut done = 0;
+            loop {
+                let status = guard.trainer.advance().await;
+                done += 1;
+                if status != Status::Running || done >= max_steps.max(1) || now() - start >= budget_ms {
+                    break;
+                }
+            }
+            // One wait for the steps queued since the last evaluation (on WebGPU they were only
+            // enqueued): the chunk's time is the GPU's too, and a divergence shows now.
+            guard.trainer.settle().await;
+            let i = &mut *guard;
+            let (status, message) = match i.trainer.status() {
+                Status::Running => ("running", String::new()),
+                Status::Finished => ("finished", String::new()),
+                Status::Diverged(m) => ("diverged", m.clone()),
+            };
+            let head = (i.trainer.step(), i.trainer.config().steps, status, message);
+            let sent = (&mut i.sent_rows, &mut i.sent_snaps);
+            Ok(match &i.trainer {
+                Run::Plateau(t) => chunk(&t.history, sent, head),
+                Run::Anchors(t) => chunk(&t.history, sent, head),
+                Run::Syntax(t) => chunk(&t.history, sent, head),
+                Run::Lm(t) => chunk(&t.history, sent, head),
+            })
+        })
+    }
+
+    /// Changes a live parameter (`c`, `c-from`, `lr`, `steps`, `eval-every`,
+    /// `snapshot-every`); throws with a message naming the parameter and range otherwise.
+    #[wasm_bindgen(js_name = setParam)]
+    pub fn set_param(&self, key: String, value: String) -> Result<(), JsValue> {
+        self.inner
+            .try_borrow_mut()
+            .map_err(|_| js_err("session is busy"))?
+            .trainer
+            .set_live(&key, &value)
+            .map_err(js_err)
+    }
+
+    /// Fault injection for the end-to-end tests: `"diverge"` sets an infinite learning rate, so
+    /// the next update makes the weights non-finite and the step after reports divergence;
+    /// `"panic"` panics inside the engine (a wasm trap, after which this instance is unusable).
+    #[wasm_bindgen(js_name = testHook)]
+    pub fn test_hook(&self, what: String) -> Result<(), JsValue> {
+        match what.as_str() {
+            "diverge" => {
+                self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?.trainer.force_lr(f64::INFINITY);
+                Ok(())
+            }
+            // A failure inside the engine (a Rust panic is a wasm trap), for the page's recovery test.
+            // It panics with the session borrowed, as a failure mid-step would leave it.
+            "panic" => {
+                let _held = self.inner.borrow_mut();
+                panic!("test hook: a panic inside the engine")
+            }
+            other => Err(js_err(format!("unknown test hook {other:?}"))),
+        }
+    }
+
+    /// The metric rows as CSV (the CLI's columns for the run's chapter).
+    pub fn csv(&self) -> String {
+        self.inner.borrow().trainer.csv()
+    }
+
+    /// The config in force, as JSON.
+    #[wasm_bindgen(js_name = configJson)]
+    pub fn config_json(&self) -> String {
+        serde_json::to_string_pretty(self.inner.borrow().trainer.config()).unwrap_or_default()
+    }
+}
+
+/// Hands the engine chapter 4's corpus text (the worker fetches `data/moby-dick.txt` once before
+/// its first chapter 4 run; see [`crate::chapters::lm::corpus::install`]).
+#[wasm_bindgen(js_name = installCorpus)]
+pub fn install_corpus(text: String) {
+    crate::chapters::lm::corpus::install(text);
+}
+
+/// Whether chapter 4's corpus is loaded in this instance.
+#[wasm_bindgen(js_name = corpusLoaded)]
+pub fn corpus_loaded() -> bool {
+    crate::chapters::lm::corpus::available()
+}
+
+/// Chapter 4's reference levels for the loss chart and the paper's marks: `{unigram_loss,
+/// pythia_init: [lo, hi], olmo2: [[step, cos], …], collapsed}`, or `undefined` before the corpus
+/// is loaded.
+#[wasm_bindgen(js_name = lmReference)]
+pub fn lm_reference() -> JsValue {
+    use crate::chapters::lm::{corpus, summary};
+    let Ok(c) = corpus::corpus() else { return JsValue::UNDEFINED };
+    #[derive(Serialize)]
+    struct Reference {
+        unigram_loss: f64,
+        pythia_init: (f64, f64),
+        olmo2: [(usize, f64); 2],
+        collapsed: f64,
+    }
+    to_js(&Reference {
+        unigram_loss: c.unigram_loss(),
+        pythia_init: summary::PYTHIA_INIT,
+        olmo2: summary::OLMO2,
+        collapsed: summary::COLLAPSED,
+    })
+}
