@@ -10,6 +10,7 @@
 //!
 //! Bounds are five standard errors of each statistic (or a χ² quantile far in the tail), for the
 //! seeds given: the draws are seeded, so a pass or a failure is the same on every run.
+#![cfg(not(target_arch = "wasm32"))]
 
 use plateau::backend::cpu_device;
 use plateau::chapters::plateau::{data, PlateauTrainer};
