@@ -38,7 +38,7 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
   const { page, run, errors } = await suite.openPage('fuzz', { query: '?autoplay=0&steps=4' });
   await run(async () => {
     await suite.waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
-    const keys = await page.evaluate(async () => (await import('/www/pkg/plateau.js')).paramSchema().map((p) => p.key));
+    const keys = await page.evaluate(async () => (await import('/www/pkg-view/plateau.js')).paramSchema().map((p) => p.key));
     const baseline = await page.evaluate(() => ['img', 'script', 'iframe', 'svg', 'object', 'embed'].map((tag) => document.getElementsByTagName(tag).length));
     const next = rng(17);
     const pick = (list) => list[Math.floor(next() * list.length)];
@@ -54,7 +54,7 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
       await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
       await suite.waitFn(page, () => document.querySelector('#run-state').textContent !== 'starting' || !document.querySelector('#error').hidden);
       const seen = await page.evaluate(async (q) => {
-        const engine = await import('/www/pkg/plateau.js');
+        const engine = await import('/www/pkg-view/plateau.js');
         const parsed = engine.parseQuery(q);
         const written = window.location.search;
         const back = engine.parseQuery(written);

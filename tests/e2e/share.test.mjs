@@ -294,7 +294,7 @@ test('every control comes from the schema, with its range; a rejected value neve
   await run(async () => {
     await booted(page);
     const rows = await page.evaluate(async () => {
-      const m = await import('./www/pkg/plateau.js');
+      const m = await import('./www/pkg-view/plateau.js');
       return m.paramSchema().filter((p) => p.control).map((p) => {
         const el = document.getElementById(p.key);
         return {
