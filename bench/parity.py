@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_bench import Transformer  # noqa: E402
+import mws_metrics  # noqa: E402
 
 
 def rel(a, b):
@@ -87,6 +88,14 @@ def main():
 
     steps = len(d["loss"]) - 1
     evals = dict(zip(d["eval_steps"], zip(d["eval_batches"], d["test_loss"])))
+    engine_rows = dict(zip(d["eval_steps"], d["eval_rows"]))
+    n = positions // 2
+
+    def sequences(batch):
+        x, y = tensors(batch)
+        return torch.cat([x, y[:, -1:]], dim=1)  # [b, 2n+1]
+
+    metric_diff = []  # (step, column, |difference|, torch, engine) at the evaluations
     loss_rel, test_rel, grad_rel = [], [], []
     names = [n for n, _ in named]
     for s in range(steps + 1):
@@ -97,8 +106,22 @@ def main():
                 test = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1)).item()
             test_rel.append((s, rel(test, engine_test), test, engine_test))
         x, y = tensors(d["batches"][s])
-        loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
+        logits = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
         loss_rel.append((s, rel(loss.item(), d["loss"][s]), loss.item(), d["loss"][s]))
+        if s in engine_rows and engine_rows[s] is not None:
+            ours = mws_metrics.evaluate(model, s, loss.item(), logits.detach(), sequences(d["batches"][s]),
+                                        sequences(evals[s][0]), n, cfg["c"])
+            for col, engine_v in engine_rows[s].items():
+                if col == "position_acc":
+                    pairs = [(f"acc_pos_{j + 1}", v) for j, v in enumerate(engine_v)]
+                elif col in ours:
+                    pairs = [(col, engine_v)]
+                else:
+                    sys.exit(f"parity: the engine's row has {col}, which the transcription does not compute")
+                for name, ev in pairs:
+                    ev = float("nan") if ev is None else float(ev)
+                    metric_diff.append((s, name, abs(ours[name] - ev), ours[name], ev))
         if s == steps:
             break
         opt.zero_grad(set_to_none=True)
@@ -113,7 +136,15 @@ def main():
     worst_strict = max(strict, key=lambda r: r[1])
     worst_grad = max(grad_rel, key=lambda r: r[2])
     first_over = next((r[0] for r in loss_rel if r[1] > a.tol), None)
-    ok = worst_strict[1] <= a.tol and worst_grad[2] <= a.tol
+    # The metrics of the evaluations in the first strict steps: the continuous ones within the
+    # tolerance (relative), the counted ones (accuracies, repetition) exactly.
+    counted = lambda c: c.endswith("_acc") or c.startswith("acc_pos_") or c.endswith("repetition")
+    strict_m = [r for r in metric_diff if r[0] < a.strict_steps]
+    bad_m = [r for r in strict_m
+             if not (r[2] == 0 if counted(r[1]) else r[2] <= a.tol * max(abs(r[3]), abs(r[4]), 1e-12))
+             and not (math.isnan(r[3]) and math.isnan(r[4]))]
+    worst_m = max(metric_diff, key=lambda r: r[2], default=None)
+    ok = worst_strict[1] <= a.tol and worst_grad[2] <= a.tol and not bad_m
     report = {
         "ok": ok,
         "steps": steps,
@@ -127,6 +158,9 @@ def main():
         "max_grad_rel": worst_grad[2],
         "max_grad_rel_tensor": f"step {worst_grad[0]} {worst_grad[1]}",
         "max_test_loss_rel": max((r[1] for r in test_rel), default=None),
+        "metrics_compared": len(metric_diff),
+        "metrics_mismatched_first": len(bad_m),
+        "max_metric_diff_all": None if worst_m is None else f"step {worst_m[0]} {worst_m[1]}: {worst_m[3]} vs {worst_m[4]}",
         "final_loss": {"torch": loss_rel[-1][2], "engine": loss_rel[-1][3]},
         "torch": torch.__version__,
     }
@@ -134,7 +168,8 @@ def main():
     if not ok:
         bad = [r for r in strict if r[1] > a.tol][:5]
         badg = [r for r in grad_rel if r[2] > a.tol][:5]
-        print(f"parity: MISMATCH (tolerance {a.tol}); loss {bad}; gradient norms {badg}", file=sys.stderr)
+        print(f"parity: MISMATCH (tolerance {a.tol}); loss {bad}; gradient norms {badg}; metrics {bad_m[:5]}",
+              file=sys.stderr)
         sys.exit(1)
 
 

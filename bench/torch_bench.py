@@ -72,6 +72,7 @@ class Block(nn.Module):
             att = torch.softmax(scores, dim=3)
         if self.mask is not None:
             att = att * self.mask[:t, :t]
+        self.last_att = att  # [b, h, t, t], for the metrics (bench/mws_metrics.py)
         y = (att @ v).transpose(1, 2).reshape(b, t, d)
         x = x + self.out(y)
         return x + self.proj(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
@@ -91,7 +92,8 @@ class Transformer(nn.Module):
         x = self.tok_emb[tokens] + self.pos_emb[:t].unsqueeze(0)
         for block in self.blocks:
             x = block(x, pad)
-        return self.ln_f(x) @ self.head
+        self.last_hidden = self.ln_f(x)  # [b, t, d], for the metrics (bench/mws_metrics.py)
+        return self.last_hidden @ self.head
 
 
 def mws_batch(n, batch, gen):

@@ -187,6 +187,7 @@ mod tests {
             test_loss: 2.5,
             test_output_loss: 2.625,
             mask_c: 1.0,
+            train_first_acc: 0.75,
             position_acc: vec![1.0, 0.5],
         }
     }
@@ -201,10 +202,15 @@ mod tests {
         let mut lines = csv.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "step,loss,output_loss,train_acc,test_acc,first_token_acc,repetition,data_repetition,apm,hidden_cos,test_loss,test_output_loss,mask_c,acc_pos_1,acc_pos_2"
+            "step,loss,output_loss,train_acc,test_acc,first_token_acc,repetition,data_repetition,apm,hidden_cos,test_loss,test_output_loss,mask_c,train_first_acc,acc_pos_1,acc_pos_2"
         );
-        assert_eq!(lines.next().unwrap(), "0,2.5,2.75,0.125,0.0625,1,0.5,0.058,0.25,0.9,2.5,2.625,1,1,0.5");
+        assert_eq!(lines.next().unwrap(), "0,2.5,2.75,0.125,0.0625,1,0.5,0.058,0.25,0.9,2.5,2.625,1,0.75,1,0.5");
         assert_eq!(from_csv::<MetricRow>(&csv).unwrap(), h.rows, "the CSV reads back exactly");
+        // A file written before train_first_acc existed reads back with it NaN.
+        let old = csv.replace(",train_first_acc", "").replace(",0.75,", ",");
+        let back = &from_csv::<MetricRow>(&old).unwrap()[0];
+        assert!(back.train_first_acc.is_nan());
+        assert_eq!((back.mask_c, &back.position_acc), (1.0, &vec![1.0, 0.5]));
         assert_eq!(from_csv::<MetricRow>("step,loss\n0,1\n").unwrap_err(), "missing column output_loss");
         assert!(from_csv::<MetricRow>("").is_err());
     }

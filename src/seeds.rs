@@ -306,9 +306,176 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
     Ok(seeds)
 }
 
+/// The `q`-quantile (`0 ≤ q ≤ 1`) of the finite `values`, by linear interpolation between the
+/// order statistics: with the sorted values `v_0 ≤ … ≤ v_{m−1}` and `h = q·(m−1)`,
+/// `v_⌊h⌋ + (h − ⌊h⌋)·(v_⌊h⌋+1 − v_⌊h⌋)` (the usual "type 7" definition, NumPy's default);
+/// `None` when no value is finite.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = q * (v.len() - 1) as f64;
+    let (lo, frac) = (h.floor() as usize, h - h.floor());
+    Some(if lo + 1 < v.len() { v[lo] + frac * (v[lo + 1] - v[lo]) } else { v[lo] })
+}
+
+/// A two-sample rank-sum (Wilcoxon–Mann–Whitney) test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankTest {
+    /// `U = W − m(m+1)/2` of the first sample, `W` its rank sum (midranks for ties).
+    pub u: f64,
+    /// Two-sided p-value: the share of the `C(m+k, m)` ways to split the pooled ranks into groups
+    /// of the two sizes whose rank sum lies at least as far from its mean `m(m+k+1)/2` as the
+    /// observed one (exact; the normal approximation with the tie correction when there are over
+    /// [`EXACT_SPLITS`] ways).
+    pub p: f64,
+    /// Whether `p` was enumerated exactly.
+    pub exact: bool,
+}
+
+/// The most splits [`rank_sum_test`] enumerates (C(20, 10) = 184 756 for ten against ten).
+pub const EXACT_SPLITS: f64 = 2.0e6;
+
+/// Midranks (1-based) of `values`; `None` (an event that did not happen in the run) ranks above
+/// every number, tied with the other `None`s.
+fn midranks(values: &[Option<f64>]) -> Vec<f64> {
+    let key = |v: &Option<f64>| v.unwrap_or(f64::INFINITY);
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| key(&values[a]).total_cmp(&key(&values[b])));
+    let mut ranks = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && key(&values[order[j + 1]]) == key(&values[order[i]]) {
+            j += 1;
+        }
+        let mid = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            ranks[k] = mid;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// The rank-sum test of `a` against `b` (`None`: the event never happened, ranked last; a
+/// non-finite number is treated the same way). `None` when either sample is empty.
+pub fn rank_sum_test(a: &[Option<f64>], b: &[Option<f64>]) -> Option<RankTest> {
+    let clean = |v: &Option<f64>| v.filter(|x| x.is_finite());
+    let pooled: Vec<Option<f64>> = a.iter().chain(b).map(clean).collect();
+    let (m, k) = (a.len(), b.len());
+    if m == 0 || k == 0 {
+        return None;
+    }
+    let ranks = midranks(&pooled);
+    let w: f64 = ranks[..m].iter().sum();
+    let n = m + k;
+    let mean = m as f64 * (n + 1) as f64 / 2.0;
+    let dev = (w - mean).abs();
+    let splits = (0..m).fold(1.0f64, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+    let u = w - (m * (m + 1)) as f64 / 2.0;
+    if splits <= EXACT_SPLITS {
+        // Every m-subset of the pooled ranks, by recursion over the positions.
+        fn walk(r: &[f64], need: usize, from: usize, sum: f64, mean: f64, dev: f64, hits: &mut f64) {
+            if need == 0 {
+                if (sum - mean).abs() >= dev - 1e-9 {
+                    *hits += 1.0;
+                }
+                return;
+            }
+            for i in from..=r.len() - need {
+                walk(r, need - 1, i + 1, sum + r[i], mean, dev, hits);
+            }
+        }
+        let mut hits = 0.0;
+        walk(&ranks, m, 0, 0.0, mean, dev, &mut hits);
+        return Some(RankTest { u, p: hits / splits, exact: true });
+    }
+    // Normal approximation: Var W = m·k/12 · ((n+1) − Σ(t³−t)/(n(n−1))) over the tie groups t.
+    let mut sorted = ranks.clone();
+    sorted.sort_by(f64::total_cmp);
+    let ties: f64 = sorted.chunk_by(|x, y| x == y).map(|g| (g.len().pow(3) - g.len()) as f64).sum();
+    let var = (m * k) as f64 / 12.0 * ((n + 1) as f64 - ties / (n * (n - 1)) as f64);
+    let z = if var > 0.0 { dev / var.sqrt() } else { 0.0 };
+    Some(RankTest { u, p: (2.0 * (1.0 - normal_cdf(z))).min(1.0), exact: false })
+}
+
+/// The standard normal distribution function, `Φ(z) = (1 + erf(z/√2))/2`, with erf from
+/// Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+fn normal_cdf(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly =
+        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    if z >= 0.0 {
+        (1.0 + erf) / 2.0
+    } else {
+        (1.0 - erf) / 2.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_interpolate_between_order_statistics() {
+        let v = [7.0, 1.0, 3.0, 5.0, f64::NAN];
+        // sorted 1 3 5 7: q 0.25 → h 0.75 → 1 + 0.75·2 = 2.5; the median 4; q 0.75 → h 2.25 → 5.5
+        assert_eq!(quantile(&v, 0.25), Some(2.5));
+        assert_eq!(quantile(&v, 0.5), Some(4.0));
+        assert_eq!(quantile(&v, 0.75), Some(5.5));
+        assert_eq!((quantile(&v, 0.0), quantile(&v, 1.0)), (Some(1.0), Some(7.0)));
+        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(quantile(&[2.0], 1.5), None);
+    }
+
+    #[test]
+    fn rank_sum_test_by_hand() {
+        let s = |v: &[f64]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        // Fully separated 3 against 3: W = 6 is the least of the 20 splits, 15 the largest: p = 2/20.
+        let t = rank_sum_test(&s(&[1.0, 2.0, 3.0]), &s(&[4.0, 5.0, 6.0])).unwrap();
+        assert_eq!((t.u, t.exact), (0.0, true));
+        assert!((t.p - 0.1).abs() < 1e-12, "{t:?}");
+        // Interleaved 1 4 | 2 3: W = 5 = its mean 2·5/2: p = 1.
+        assert_eq!(rank_sum_test(&s(&[1.0, 4.0]), &s(&[2.0, 3.0])).unwrap().p, 1.0);
+        // Ties: 1 1 | 1 2 → midranks 2 2 | 2 4; every split sums to 4 or 6, both 1 from the mean 5.
+        let t = rank_sum_test(&s(&[1.0, 1.0]), &s(&[1.0, 2.0])).unwrap();
+        assert_eq!((t.u, t.p), (1.0, 1.0));
+        // A run without the event ranks last: 1 ∞ | 2 3 → ranks 1 4 | 2 3, W = 5: p = 1.
+        assert_eq!(rank_sum_test(&[Some(1.0), None], &s(&[2.0, 3.0])).unwrap().p, 1.0);
+        // 1 2 | None None: W = 3, the least of 6 splits (3 4 5 5 6 7): p = 2/6.
+        let t = rank_sum_test(&s(&[1.0, 2.0]), &[None, None]).unwrap();
+        assert!((t.p - 1.0 / 3.0).abs() < 1e-12, "{t:?}");
+        assert!(rank_sum_test(&[], &s(&[1.0])).is_none());
+        // Ten against ten, separated: 2/C(20,10).
+        let t = rank_sum_test(
+            &s(&(0..10).map(f64::from).collect::<Vec<_>>()),
+            &s(&(10..20).map(f64::from).collect::<Vec<_>>()),
+        )
+        .unwrap();
+        assert!(t.exact && (t.p - 2.0 / 184_756.0).abs() < 1e-15, "{t:?}");
+    }
+
+    #[test]
+    fn rank_sum_test_falls_back_to_the_normal_approximation() {
+        // 15 against 15 (C(30,15) ≈ 1.55e8 splits, too many to enumerate). The same values in
+        // both: W is at its mean, p = 1.
+        let v: Vec<Option<f64>> = (0..15).map(|x| Some(x as f64)).collect();
+        let t = rank_sum_test(&v, &v).unwrap();
+        assert!(!t.exact);
+        assert!((t.p - 1.0).abs() < 1e-6, "{t:?}");
+        // Separated 15 | 15, no ties: W = 120, mean 232.5, Var = 15·15·31/12 = 581.25, z = 4.666:
+        // p = 2(1 − Φ(4.666)) ≈ 3.07e-6.
+        let a: Vec<Option<f64>> = (0..15).map(|x| Some(x as f64)).collect();
+        let b: Vec<Option<f64>> = (15..30).map(|x| Some(x as f64)).collect();
+        let t = rank_sum_test(&a, &b).unwrap();
+        assert!((t.p - 3.07e-6).abs() < 0.02e-6, "{t:?}");
+        assert!((normal_cdf(1.959_964) - 0.975).abs() < 1e-6);
+    }
 
     #[test]
     fn median_of_odd_and_even_counts_skips_non_finite() {

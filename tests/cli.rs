@@ -149,6 +149,12 @@ fn bad_flags_are_refused_with_a_message() {
             "--configs: unknown configuration \"magic\"",
         ),
         (&["reproduce", "--long-factor", "0"], "--long-factor \"0\": a whole number ≥ 1"),
+        (&["reproduce", "--after-drop", "5"], "--after-drop is for --against-transcription"),
+        (&["reproduce", "--against-transcription"], "compares chapter 1's paper preset: add --preset paper"),
+        (
+            &["reproduce", "--preset", "paper", "--against-transcription", "--after-drop", "x"],
+            "--after-drop: \"x\" is not a whole number",
+        ),
         (&["params", "--anything"], "params takes no arguments"),
         (
             &[
@@ -389,6 +395,78 @@ fn reproduce_continues_a_checkpointed_chapter_2_run_to_the_golden_rows() {
         std::fs::read_to_string(format!("{}/tests/golden/anchors-seed0-12.csv", env!("CARGO_MANIFEST_DIR"))).unwrap();
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), golden);
     assert!(!std::path::Path::new(&ckpt).exists(), "a finished run's checkpoint is removed");
+}
+
+/// `reproduce --against-transcription` reads the engine's and the transcription's CSVs with the
+/// same code: with the engine's own rows standing in for the transcription, every statistic has
+/// the same distribution on both sides (U = m·k/2, p = 1); a transcription run made with another
+/// protocol, or a CSV without the training first-output accuracy, is refused with a message.
+#[test]
+fn against_transcription_compares_both_sides_with_the_same_code() {
+    let (engine, torch, out) = (tmp("seeds-engine"), tmp("seeds-torch"), tmp("seeds.md"));
+    std::fs::create_dir_all(&torch).unwrap();
+    let args = [
+        "reproduce",
+        "--preset",
+        "paper",
+        "--against-transcription",
+        "--seeds",
+        "3",
+        "--steps",
+        "5",
+        "--eval-every",
+        "5",
+        "--csv-dir",
+        engine.to_str().unwrap(),
+        "--transcription-dir",
+        torch.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    let (code, _, err) = plateau(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nothing to compare yet") && err.contains("transcription seed 3"), "{err}");
+    let csv = std::fs::read_to_string(engine.join("paper-mws-c1-seed3.csv")).expect("the engine's run is kept");
+    assert!(csv.lines().next().unwrap().contains(",train_first_acc,"), "{csv}");
+    std::fs::write(torch.join("paper-mws-c1-seed3.csv"), &csv).unwrap();
+    let meta = |steps: usize| {
+        format!(
+            r#"{{"config": {{"steps": {steps}, "after-drop": 50, "eval-every": 5, "batch": 256, "eval-batch": 64,
+            "d-model": 256, "d-ff": 1024, "n": 16, "lr": 0.0001}}, "torch": "stand-in", "wall_s": 1.0}}"#
+        )
+    };
+    std::fs::write(torch.join("paper-mws-c1-seed3.json"), meta(5)).unwrap();
+    let (code, _, err) = plateau(&args);
+    assert_eq!(code, 0, "{err}");
+    let doc = std::fs::read_to_string(&out).unwrap();
+    assert!(doc.contains("## Chapter 1 — the engine against the transcription, 1 seeds each (generated)"), "{doc}");
+    assert!(doc.contains("PyTorch stand-in"), "{doc}");
+    let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| peak ") || l.starts_with("| hidden ")).collect();
+    assert_eq!(rows.len(), 3, "{doc}");
+    for row in rows {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        assert_eq!(cells[1], cells[2], "the same rows give the same distribution: {row}");
+        assert_eq!(&cells[3..], ["0.5", "1.000 |"], "{row}");
+    }
+    assert!(doc.contains("No statistic differs at the 5 % level"), "{doc}");
+    std::fs::write(torch.join("paper-mws-c1-seed3.json"), meta(400)).unwrap();
+    let (code, _, err) = plateau(&args);
+    assert_eq!(code, 2);
+    assert!(err.contains("steps is 400, this comparison uses 5"), "{err}");
+    std::fs::write(torch.join("paper-mws-c1-seed3.json"), meta(5)).unwrap();
+    let old: String = csv
+        .lines()
+        .map(|l| {
+            let mut c: Vec<&str> = l.split(',').collect();
+            c.remove(13);
+            c.join(",") + "\n"
+        })
+        .collect();
+    std::fs::write(torch.join("paper-mws-c1-seed3.csv"), old).unwrap();
+    let (code, _, err) = plateau(&args);
+    assert_eq!(code, 2);
+    assert!(err.contains("no train_first_acc column"), "{err}");
 }
 
 #[test]

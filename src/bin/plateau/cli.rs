@@ -14,6 +14,8 @@
 //! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
+//! plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50] [--resume]
+//!             [--finished-only] [--transcription-dir results/transcription]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
 //!             [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
@@ -40,12 +42,14 @@ mod parity;
 mod reproduce;
 mod reproduce_anchors;
 mod reproduce_lm;
+mod reproduce_seeds;
 mod reproduce_syntax;
 use bench_cmd::*;
 use parity::*;
 use reproduce::*;
 use reproduce_anchors::*;
 use reproduce_lm::*;
+use reproduce_seeds::*;
 use reproduce_syntax::*;
 
 /// The signal (SIGINT or SIGTERM) that asked the CLI to stop, 0 while none did.
@@ -194,6 +198,11 @@ const USAGE_HEAD: &str = "usage:
   plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
                         (the search for a plateau; section chapter3-search and index.html's
                          chapter3-search-findings)
+  plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50]
+              [--resume | --finished-only] [--csv-dir results/seeds] [--transcription-dir results/transcription]
+                        (chapter 1 at c = 1, the engine's seeds against the PyTorch transcription's
+                         from bench/seeds.py, each run stopped --after-drop steps after its drop;
+                         section chapter1-seed-distributions: medians, quartiles, rank-sum tests)
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
@@ -272,7 +281,7 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "search"];
+const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "search", "against-transcription"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {

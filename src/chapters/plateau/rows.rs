@@ -20,6 +20,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "test_loss",
     "test_output_loss",
     "mask_c",
+    "train_first_acc",
 ];
 
 /// Metrics of one evaluated step. Every value is computed on the model after `step` updates.
@@ -51,6 +52,10 @@ pub struct MetricRow {
     pub test_output_loss: f64,
     /// The mask strength in force at this step (1 when off).
     pub mask_c: f64,
+    /// Teacher-forced accuracy of the first output `y_1` on the training batch: the authors'
+    /// partial-solution measure (their code calls the partial solution learnt at ≥ 0.95). `NaN`
+    /// when read from a CSV written before the column existed.
+    pub train_first_acc: f64,
     /// Greedy accuracy at each output position `y_1..y_n`.
     pub position_acc: Vec<f64>,
 }
@@ -113,6 +118,7 @@ impl Row for MetricRow {
             r.test_loss.to_string(),
             r.test_output_loss.to_string(),
             r.mask_c.to_string(),
+            r.train_first_acc.to_string(),
         ];
         out.extend(r.position_acc.iter().map(|v| v.to_string()));
         out
@@ -137,6 +143,8 @@ impl Row for MetricRow {
             test_loss: rec.num("test_loss")?,
             test_output_loss: rec.num("test_output_loss")?,
             mask_c: rec.num("mask_c")?,
+            // Older files have no such column.
+            train_first_acc: rec.num("train_first_acc").unwrap_or(f64::NAN),
             position_acc,
         })
     }

@@ -10,6 +10,10 @@ use crate::history::History;
 /// Test accuracy that counts as "the drop has happened".
 pub const DROP_ACC: f64 = 0.5;
 
+/// Training-batch first-output accuracy at which the authors' code counts the partial solution
+/// as learnt.
+pub const PARTIAL_TRAIN_ACC: f64 = 0.95;
+
 /// The key numbers of one chapter 1 run.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunSummary {
@@ -23,6 +27,11 @@ pub struct RunSummary {
     pub drop_step: Option<usize>,
     /// First evaluated step with first-token accuracy ≥ 0.9 (the partial solution).
     pub partial_step: Option<usize>,
+    /// First evaluated step with the training batch's teacher-forced first-output accuracy ≥
+    /// [`PARTIAL_TRAIN_ACC`] (the authors' partial solution; `None` in summaries written before
+    /// the column existed).
+    #[serde(default)]
+    pub partial_step_train: Option<usize>,
     /// Largest repetition frequency before the drop (whole run when there is none), step 0 excluded.
     pub peak_repetition: f64,
     /// Largest mean hidden cosine before the drop (whole run when there is none), step 0 excluded.
@@ -31,6 +40,9 @@ pub struct RunSummary {
     pub apm_start: f64,
     /// APM at the last evaluated step before the drop (`None` without a drop).
     pub apm_before_drop: Option<f64>,
+    /// APM at the drop step itself (`None` without a drop, or in older summaries).
+    #[serde(default)]
+    pub apm_at_drop: Option<f64>,
     /// APM at the end.
     pub apm_end: f64,
     /// Training loss at the end.
@@ -61,10 +73,12 @@ pub fn summarize(h: &History<MetricRow, Snapshot>, seed: u64, c: f64, wall_s: f6
         steps: last.step,
         drop_step,
         partial_step: first_step(rows, |r| r.first_token_acc >= 0.9),
+        partial_step_train: first_step(rows, |r| r.train_first_acc >= PARTIAL_TRAIN_ACC),
         peak_repetition: peak(|r| r.repetition),
         peak_hidden_cos: peak(|r| r.hidden_cos),
         apm_start: rows[0].apm,
         apm_before_drop: drop_step.and_then(|d| rows.iter().rev().find(|r| r.step < d).map(|r| r.apm)),
+        apm_at_drop: drop_step.and_then(|d| rows.iter().find(|r| r.step == d).map(|r| r.apm)),
         apm_end: last.apm,
         final_loss: last.loss,
         final_output_loss: last.output_loss,
@@ -209,6 +223,7 @@ mod tests {
             test_loss: 2.0,
             test_output_loss: 2.5,
             mask_c: 1.0,
+            train_first_acc: acc,
             position_acc: vec![],
         }
     }
@@ -223,6 +238,8 @@ mod tests {
         assert_eq!(s.drop_step, Some(20));
         assert_eq!(s.peak_repetition, 0.7, "step 0 and post-drop rows are excluded");
         assert_eq!(s.apm_before_drop, Some(0.3));
+        assert_eq!(s.apm_at_drop, Some(0.8));
+        assert_eq!(s.partial_step_train, Some(30), "the first row with training first-output accuracy ≥ 0.95");
         assert_eq!((s.apm_start, s.apm_end), (0.1, 0.9));
     }
 
@@ -234,10 +251,12 @@ mod tests {
             steps: 400,
             drop_step: d,
             partial_step: Some(10),
+            partial_step_train: Some(5),
             peak_repetition: 0.5,
             peak_hidden_cos: 0.9,
             apm_start: 0.1,
             apm_before_drop: Some(0.5),
+            apm_at_drop: Some(0.6),
             apm_end: 0.9,
             final_loss: 1.3,
             final_output_loss: 0.1,

@@ -142,6 +142,8 @@ impl Chapter for Plateau {
         let pick =
             |v: &[i64], rows: usize| -> Vec<i64> { (0..rows).flat_map(|b| v[b * t + n..b * t + t].to_vec()).collect() };
         let train_acc = m::accuracy(&pick(&train_pred, cfg.batch), &pick(&targets, cfg.batch));
+        let first = |v: &[i64]| -> Vec<i64> { (0..cfg.batch).map(|b| v[b * t + n]).collect() };
+        let train_first_acc = m::accuracy(&first(&train_pred), &first(&targets));
 
         let mask = self.mask(cfg, s, plain);
         let eb = cfg.eval_batch;
@@ -175,6 +177,7 @@ impl Chapter for Plateau {
             test_loss,
             test_output_loss,
             mask_c: mask_c(cfg, s),
+            train_first_acc,
             position_acc,
         };
         let snap = snapshot.then(|| Snapshot {

@@ -1,8 +1,8 @@
 //! `plateau parity-dump`: what an independent implementation needs to train chapter 1's model
 //! step by step beside the engine (`scripts/parity.sh` runs `bench/parity.py` on it): the initial
 //! weights, every training batch, the held-out batches of the evaluation steps, the mask, and
-//! the engine's own numbers (the loss at every step, the held-out loss at every evaluation, every
-//! parameter's gradient norm at every update).
+//! the engine's own numbers (the loss at every step, the held-out loss and every other metric at
+//! every evaluation, every parameter's gradient norm at every update).
 
 #[allow(unused_imports)]
 use super::*;
@@ -59,6 +59,8 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
         "loss": rows.iter().map(|r| r.loss).collect::<Vec<_>>(),
         "test_loss": eval_steps.iter().map(|&s| rows.iter().find(|r| r.step == s).map_or(f64::NAN, |r| r.test_loss)).collect::<Vec<_>>(),
         "grad_norms": t.grad_norms.clone().unwrap_or_default(),
+        // Every metric of the evaluation steps (`MetricRow`), for the transcription's metrics.
+        "eval_rows": eval_steps.iter().map(|&s| rows.iter().find(|r| r.step == s)).collect::<Vec<_>>(),
     });
     std::fs::write(&out, serde_json::to_string(&doc)?)?;
     eprintln!("parity-dump: wrote {out} ({} steps, {} parameter tensors)", cfg.steps, params.len());

@@ -32,9 +32,17 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "search",
             "configs",
             "max-memory",
+            "against-transcription",
+            "after-drop",
+            "transcription-dir",
         ],
     )?;
     apply_max_memory(&flags)?;
+    if flags.get("against-transcription").is_none() {
+        if let Some(f) = ["after-drop", "transcription-dir"].into_iter().find(|f| flags.get(f).is_some()) {
+            return Err(CliError(format!("--{f} is for --against-transcription")));
+        }
+    }
     if matches!(
         flags.cfg.experiment,
         plateau::config::Task::Anchors | plateau::config::Task::Syntax | plateau::config::Task::Lm
@@ -48,6 +56,9 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         // burn loads a checkpoint's optimizer state on its default device: make that the run's
         // backend (no thread has started yet; see `Trainer::from_checkpoint`).
         std::env::set_var("BURN_DEVICE", flags.backend()?.flag());
+    }
+    if flags.get("against-transcription").is_some() {
+        return reproduce_seeds(&flags, args);
     }
     match flags.cfg.experiment {
         plateau::config::Task::Anchors => return reproduce_anchors(&flags, args),
