@@ -6,12 +6,149 @@
 //! ratio); `scale` enlarges text and strokes to match.
 
 use crate::colormap::{diverging, viridis};
+use measured::{canvas_backend, svg_backend};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters_canvas::CanvasBackend;
 use serde::Deserialize;
 use web_sys::HtmlCanvasElement;
+
+/// Text measured without touching the page's layout ([`measured::Measured`]), in a module of its
+/// own so that the backend traits it implements stay out of the drawing code's scope.
+mod measured {
+    use plotters::prelude::*;
+    use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+    use plotters_canvas::CanvasBackend;
+    use wasm_bindgen::JsCast;
+    use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+    /// A plotters backend whose text is measured with a canvas 2D context's `measureText`.
+    ///
+    /// plotters' own web font code measures a label by appending a `<span>` to the page and reading
+    /// its `offsetHeight`: a forced style and layout pass over the whole page for every label, and a
+    /// chart measures dozens (tick labels, legend, titles). On this long page that made a single
+    /// chart draw take 50–190 ms of main-thread time while training. `measureText` touches no
+    /// layout. Every other call, drawing included, is the wrapped backend's; the canvas and the SVG
+    /// export measure with the same detached context, so they lay out alike.
+    pub(super) struct Measured<B>(B);
+
+    thread_local! {
+        /// The 2D context of a canvas that is never attached to the page (`None` without a DOM).
+        static MEASURE: Option<CanvasRenderingContext2d> = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.create_element("canvas").ok())
+            .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
+            .and_then(|c| c.get_context("2d").ok().flatten())
+            .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
+    }
+
+    /// `text`'s box in `style` as `(width, height)` pixels: the advance width rounded, and the font's
+    /// ascent plus descent (what a `line-height: normal` box of that font measures), or `None` when
+    /// the browser cannot measure.
+    fn measure_text<S: BackendTextStyle>(text: &str, style: &S) -> Option<(u32, u32)> {
+        MEASURE.with(|ctx| {
+            let ctx = ctx.as_ref()?;
+            // The font string plotters-canvas draws with.
+            ctx.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
+            let m = ctx.measure_text(text).ok()?;
+            let h = m.font_bounding_box_ascent() + m.font_bounding_box_descent();
+            let h = if h.is_finite() && h > 0.0 { h } else { style.size() * 1.2 };
+            m.width().is_finite().then(|| (m.width().round() as u32, h.ceil() as u32))
+        })
+    }
+
+    impl<B: DrawingBackend> DrawingBackend for Measured<B> {
+        type ErrorType = B::ErrorType;
+        fn get_size(&self) -> (u32, u32) {
+            self.0.get_size()
+        }
+        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.ensure_prepared()
+        }
+        fn present(&mut self) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.present()
+        }
+        fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_pixel(p, c)
+        }
+        fn draw_line<S: BackendStyle>(
+            &mut self,
+            a: BackendCoord,
+            b: BackendCoord,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_line(a, b, s)
+        }
+        fn draw_rect<S: BackendStyle>(
+            &mut self,
+            a: BackendCoord,
+            b: BackendCoord,
+            s: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_rect(a, b, s, fill)
+        }
+        fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+            &mut self,
+            path: I,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_path(path, s)
+        }
+        fn draw_circle<S: BackendStyle>(
+            &mut self,
+            c: BackendCoord,
+            r: u32,
+            s: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_circle(c, r, s, fill)
+        }
+        fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+            &mut self,
+            v: I,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.fill_polygon(v, s)
+        }
+        fn draw_text<S: BackendTextStyle>(
+            &mut self,
+            text: &str,
+            s: &S,
+            p: BackendCoord,
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.draw_text(text, s, p)
+        }
+        fn estimate_text_size<S: BackendTextStyle>(
+            &self,
+            text: &str,
+            s: &S,
+        ) -> Result<(u32, u32), DrawingErrorKind<B::ErrorType>> {
+            match measure_text(text, s) {
+                Some(size) => Ok(size),
+                None => self.0.estimate_text_size(text, s),
+            }
+        }
+        fn blit_bitmap(
+            &mut self,
+            p: BackendCoord,
+            size: (u32, u32),
+            src: &[u8],
+        ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+            self.0.blit_bitmap(p, size, src)
+        }
+    }
+
+    /// The canvas's plotters backend, text measured by [`Measured`].
+    pub(super) fn canvas_backend(canvas: HtmlCanvasElement) -> Result<Measured<CanvasBackend>, String> {
+        Ok(Measured(CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?))
+    }
+
+    /// An SVG backend of `width × height` pixels writing into `out`, text measured by [`Measured`].
+    pub(super) fn svg_backend(out: &mut String, width: u32, height: u32) -> Measured<SVGBackend<'_>> {
+        Measured(SVGBackend::with_string(out, (width.max(50), height.max(50))))
+    }
+}
 
 /// One line of a line chart.
 #[derive(Deserialize)]
@@ -164,7 +301,7 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 /// Draws a line chart with a shared step axis. A log axis is drawn by plotting `ln y` on a
 /// linear axis with labels in `y` units, so tick labels stay readable over small ranges.
 pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let backend = canvas_backend(canvas)?;
     lines_on(backend.into_drawing_area(), spec)
 }
 
@@ -172,7 +309,7 @@ pub fn draw_lines(canvas: HtmlCanvasElement, spec: &LineSpec) -> DrawResult {
 /// font, the same colours and labels as on the canvas).
 pub fn lines_svg(spec: &LineSpec, width: u32, height: u32) -> Result<String, String> {
     let mut out = String::new();
-    lines_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    lines_on(svg_backend(&mut out, width, height).into_drawing_area(), spec)?;
     Ok(out)
 }
 
@@ -290,30 +427,57 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
             chart.draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style)).map_err(err)?
         } else {
             chart.draw_series(LineSeries::new(pts, style)).map_err(err)?
-        }
-        .label(ser.label.clone())
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3)));
+        };
     }
-    chart
-        .configure_series_labels()
-        .position(match spec.legend.as_str() {
-            "ul" => SeriesLabelPosition::UpperLeft,
-            "ll" => SeriesLabelPosition::LowerLeft,
-            "lr" => SeriesLabelPosition::LowerRight,
-            _ => SeriesLabelPosition::UpperRight,
-        })
-        .background_style(bg.mix(0.85))
-        .border_style(grid)
-        .label_font(font(11.0))
-        .draw()
-        .map_err(err)?;
+    let entries: Vec<(&str, RGBColor)> = spec.series.iter().map(|ser| (ser.label.as_str(), hex(&ser.color))).collect();
+    draw_legend(&chart.plotting_area().strip_coord_spec(), &entries, &spec.legend, &font(11.0), bg.mix(0.85), grid)?;
     root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The series legend in a corner of `plot` (`ul`, `ll`, `lr`, else upper right), laid out as
+/// plotters' series labels are: a 30 px swatch column, 10 px margins, lines 1.25 font sizes
+/// apart, 5 px from the corner. plotters' own legend measures its labels with its web font code
+/// (a forced layout of the page per label); this one measures through the backend
+/// ([`measured::Measured`]).
+fn draw_legend<DB: DrawingBackend>(
+    plot: &DrawingArea<DB, Shift>,
+    entries: &[(&str, RGBColor)],
+    corner: &str,
+    font: &TextStyle,
+    background: RGBAColor,
+    border: RGBColor,
+) -> DrawResult {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let (swatch_area, margin) = (30, 10);
+    let line_h = font.font.get_size() * 1.25;
+    let mut boxes = Vec::with_capacity(entries.len());
+    for (i, (label, _)) in entries.iter().enumerate() {
+        let (w, h) = plot.estimate_text_size(label, font).map_err(err)?;
+        boxes.push(((i as f64 * line_h).round() as i32, w as i32, h as i32));
+    }
+    let w = boxes.iter().map(|b| b.1).max().unwrap_or(0) + swatch_area + 2 * margin;
+    let h = boxes.iter().map(|b| b.0 + b.2).max().unwrap_or(0) + 2 * margin;
+    let (aw, ah) = plot.dim_in_pixel();
+    let x = if corner == "ul" || corner == "ll" { 5 } else { aw as i32 - w - 5 };
+    let y = if corner == "ll" || corner == "lr" { ah as i32 - h - 5 } else { 5 };
+    plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], background.filled())).map_err(err)?;
+    plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], border)).map_err(err)?;
+    for ((label, color), (dy, _, th)) in entries.iter().zip(&boxes) {
+        let top = y + margin + dy;
+        plot.draw(&Text::new(*label, (x + swatch_area + margin, top), font.clone())).map_err(err)?;
+        let mid = top + th / 2;
+        plot.draw(&PathElement::new(vec![(x + margin, mid), (x + margin + 16, mid)], color.stroke_width(3)))
+            .map_err(err)?;
+    }
     Ok(())
 }
 
 /// Draws a matrix as coloured cells, with optional causal masking and outlined cells.
 pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let backend = canvas_backend(canvas)?;
     heatmap_on(backend.into_drawing_area(), spec)
 }
 
@@ -321,7 +485,7 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
 /// font, the same colours and labels as on the canvas).
 pub fn heatmap_svg(spec: &HeatSpec, width: u32, height: u32) -> Result<String, String> {
     let mut out = String::new();
-    heatmap_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    heatmap_on(svg_backend(&mut out, width, height).into_drawing_area(), spec)?;
     Ok(out)
 }
 
@@ -446,7 +610,7 @@ pub struct ScatterSpec {
 /// Draws points coloured by value, with a colour bar; the axes fit the points with a margin
 /// and keep a 1:1 aspect-free square range so the cloud's shape is not stretched by outliers.
 pub fn draw_scatter(canvas: HtmlCanvasElement, spec: &ScatterSpec) -> DrawResult {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let backend = canvas_backend(canvas)?;
     scatter_on(backend.into_drawing_area(), spec)
 }
 
@@ -454,7 +618,7 @@ pub fn draw_scatter(canvas: HtmlCanvasElement, spec: &ScatterSpec) -> DrawResult
 /// font, the same colours and labels as on the canvas).
 pub fn scatter_svg(spec: &ScatterSpec, width: u32, height: u32) -> Result<String, String> {
     let mut out = String::new();
-    scatter_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    scatter_on(svg_backend(&mut out, width, height).into_drawing_area(), spec)?;
     Ok(out)
 }
 
@@ -555,7 +719,7 @@ pub struct ArcSpec {
 /// Draws the words on a middle line, gold arcs (grey) above and predicted arcs below: blue where
 /// the prediction is the gold head, vermilion where it is not, opacity by attention weight.
 pub fn draw_arcs(canvas: HtmlCanvasElement, spec: &ArcSpec) -> DrawResult {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let backend = canvas_backend(canvas)?;
     arcs_on(backend.into_drawing_area(), spec)
 }
 
@@ -563,7 +727,7 @@ pub fn draw_arcs(canvas: HtmlCanvasElement, spec: &ArcSpec) -> DrawResult {
 /// font, the same colours and labels as on the canvas).
 pub fn arcs_svg(spec: &ArcSpec, width: u32, height: u32) -> Result<String, String> {
     let mut out = String::new();
-    arcs_on(SVGBackend::with_string(&mut out, (width.max(50), height.max(50))).into_drawing_area(), spec)?;
+    arcs_on(svg_backend(&mut out, width, height).into_drawing_area(), spec)?;
     Ok(out)
 }
 
