@@ -14,7 +14,7 @@ use plateau::model::init::Init;
 use plateau::rng::{stream, Stream};
 use plateau::tensor::{int_tensor, read_f32};
 use plateau::train::Status;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -196,7 +196,20 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
         dark: false,
         legend: String::new(),
     };
+    // Drawing touches nothing but the canvas: no element is added to the page, even for a
+    // moment (plotters' own text measurement appends a span and reads its offsetHeight, which
+    // forces a layout of the whole page for every label).
+    let watch = js_sys::Function::new_no_args(
+        "const o = new MutationObserver(() => {}); \
+         o.observe(document.documentElement, { childList: true, subtree: true, attributes: true }); return o;",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
     draw_lines(c.clone(), &spec).unwrap();
+    let changes = js_sys::Function::new_with_args("o", "const n = o.takeRecords().length; o.disconnect(); return n;")
+        .call1(&JsValue::NULL, &watch)
+        .unwrap();
+    assert_eq!(changes.as_f64(), Some(0.0), "drawing a chart changed the page");
     let red_rows = (0..300).filter(|&y| pixel(&c, 200.0, y as f64) == [255, 0, 0, 255]).count();
     assert!(red_rows >= 2, "the series is drawn across the middle ({red_rows} red pixels in column 200)");
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
