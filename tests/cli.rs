@@ -404,7 +404,9 @@ fn reproduce_continues_a_checkpointed_chapter_2_run_to_the_golden_rows() {
 #[test]
 fn against_transcription_compares_both_sides_with_the_same_code() {
     let (engine, torch, out) = (tmp("seeds-engine"), tmp("seeds-torch"), tmp("seeds.md"));
+    let (early, early_torch) = (tmp("seeds-early"), tmp("seeds-early-torch"));
     std::fs::create_dir_all(&torch).unwrap();
+    std::fs::create_dir_all(&early_torch).unwrap();
     let args = [
         "reproduce",
         "--preset",
@@ -422,6 +424,12 @@ fn against_transcription_compares_both_sides_with_the_same_code() {
         torch.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--early-seeds",
+        "4",
+        "--early-dir",
+        early.to_str().unwrap(),
+        "--early-transcription-dir",
+        early_torch.to_str().unwrap(),
         "--quiet",
     ];
     let (code, _, err) = plateau(&args);
@@ -437,13 +445,20 @@ fn against_transcription_compares_both_sides_with_the_same_code() {
         )
     };
     std::fs::write(torch.join("paper-mws-c1-seed3.json"), meta(5)).unwrap();
+    // The early-collapse runs (10 steps): the engine's seed 4 stands in for the transcription's.
+    let early_csv = std::fs::read_to_string(early.join("paper-mws-c1-seed4.csv")).expect("the early run is kept");
+    assert_eq!(early_csv.lines().filter_map(|l| l.split(',').next()).collect::<Vec<_>>(), ["step", "0", "5", "10"]);
+    std::fs::write(early_torch.join("paper-mws-c1-seed4.csv"), &early_csv).unwrap();
+    std::fs::write(early_torch.join("paper-mws-c1-seed4.json"), meta(10)).unwrap();
     let (code, _, err) = plateau(&args);
     assert_eq!(code, 0, "{err}");
     let doc = std::fs::read_to_string(&out).unwrap();
     assert!(doc.contains("## Chapter 1 — the engine against the transcription, 1 seeds each (generated)"), "{doc}");
     assert!(doc.contains("PyTorch stand-in"), "{doc}");
     let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| peak ") || l.starts_with("| hidden ")).collect();
-    assert_eq!(rows.len(), 3, "{doc}");
+    assert_eq!(rows.len(), 6, "3 in the main table, 3 in the early collapse's: {doc}");
+    assert!(doc.contains("### The early collapse on 1 more seeds"), "{doc}");
+    assert!(doc.contains("No step of the early collapse differs at the 5 % level"), "{doc}");
     for row in rows {
         let cells: Vec<&str> = row.split(" | ").collect();
         assert_eq!(cells[1], cells[2], "the same rows give the same distribution: {row}");

@@ -35,11 +35,15 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "against-transcription",
             "after-drop",
             "transcription-dir",
+            "early-seeds",
+            "early-dir",
+            "early-transcription-dir",
         ],
     )?;
     apply_max_memory(&flags)?;
     if flags.get("against-transcription").is_none() {
-        if let Some(f) = ["after-drop", "transcription-dir"].into_iter().find(|f| flags.get(f).is_some()) {
+        let only = ["after-drop", "transcription-dir", "early-seeds", "early-dir", "early-transcription-dir"];
+        if let Some(f) = only.into_iter().find(|f| flags.get(f).is_some()) {
             return Err(CliError(format!("--{f} is for --against-transcription")));
         }
     }

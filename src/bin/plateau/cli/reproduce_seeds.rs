@@ -14,8 +14,8 @@ const SECTION: &str = "chapter1-seed-distributions";
 struct SeedRun {
     seed: u64,
     summary: RunSummary,
-    /// Mean hidden cosine at step 10 (the early collapse).
-    cos_at_10: Option<f64>,
+    /// `(step, mean hidden cosine)` at every evaluation (the early collapse).
+    cos: Vec<(usize, f64)>,
     /// Last evaluated step.
     last_step: usize,
 }
@@ -38,9 +38,26 @@ const STATS: &[Stat] = &[
     }),
     ("peak repetition before the drop", |r| Some(r.summary.peak_repetition).filter(|v| v.is_finite())),
     ("peak hidden cosine before the drop", |r| Some(r.summary.peak_hidden_cos).filter(|v| v.is_finite())),
-    ("hidden cosine at step 10", |r| r.cos_at_10),
+    ("hidden cosine at step 10", |r| r.cos_at(10)),
     ("APM at the drop", |r| r.summary.apm_at_drop),
 ];
+
+impl SeedRun {
+    /// The mean hidden cosine at `step`, if evaluated there.
+    fn cos_at(&self, step: usize) -> Option<f64> {
+        self.cos.iter().find(|c| c.0 == step).map(|c| c.1)
+    }
+}
+
+/// The statistics of the early-collapse comparison (runs of [`EARLY_STEPS`] steps).
+const EARLY_STATS: &[Stat] = &[
+    ("hidden cosine at step 0 (the initialization alone)", |r| r.cos_at(0)),
+    ("hidden cosine at step 5", |r| r.cos_at(5)),
+    ("hidden cosine at step 10", |r| r.cos_at(10)),
+];
+
+/// Steps of the early-collapse runs.
+const EARLY_STEPS: usize = 10;
 
 /// A run's rows read back from its CSV (the engine's and the transcription's have the same
 /// columns), summarized by the engine's own [`summarize`].
@@ -53,10 +70,10 @@ fn seed_run(csv: &str, seed: u64, wall_s: f64) -> Result<SeedRun, CliError> {
     if rows.iter().any(|r| r.train_first_acc.is_nan()) {
         return Err(CliError(format!("{csv}: no train_first_acc column (written before it existed): rerun it")));
     }
-    let cos_at_10 = rows.iter().find(|r| r.step == 10).map(|r| r.hidden_cos);
+    let cos = rows.iter().map(|r| (r.step, r.hidden_cos)).collect();
     let last_step = rows.last().map_or(0, |r| r.step);
     let h = plateau::history::History { rows, snapshots: vec![] };
-    Ok(SeedRun { seed, summary: summarize(&h, seed, 1.0, wall_s), cos_at_10, last_step })
+    Ok(SeedRun { seed, summary: summarize(&h, seed, 1.0, wall_s), cos, last_step })
 }
 
 /// The engine's config of one seed: the paper preset at c = 1.
@@ -180,6 +197,82 @@ fn transcription_run(
     Ok(Some((run, m["torch"].as_str().unwrap_or("?").to_string())))
 }
 
+/// How the engine's missing runs are trained (see [`engine_run`]).
+struct Training {
+    kind: BackendKind,
+    after_drop: usize,
+    train: bool,
+    resume: bool,
+    every: usize,
+    budget: Option<usize>,
+    quiet: bool,
+}
+
+/// Every seed's run on both sides for the config `base` (at c = 1): the engine's (trained when
+/// missing, as `t` says) from `engine_dir`, the transcription's from `torch_dir`; the runs not
+/// there, and the PyTorch versions.
+#[allow(clippy::type_complexity)]
+fn collect(
+    seeds: &[u64],
+    base: &RunConfig,
+    engine_dir: &str,
+    torch_dir: &str,
+    t: &mut Training,
+) -> Result<(Vec<SeedRun>, Vec<SeedRun>, Vec<String>, std::collections::BTreeSet<String>), CliError> {
+    std::fs::create_dir_all(engine_dir)?;
+    let (mut engine, mut torch, mut missing) = (vec![], vec![], vec![]);
+    let mut versions = std::collections::BTreeSet::new();
+    for &seed in seeds {
+        let cfg = seed_config(base, seed)?;
+        let stem = format!("{engine_dir}/paper-mws-c1-seed{seed}");
+        match engine_run(&cfg, &stem, t.kind, t.after_drop, t.train, t.resume, t.every, &mut t.budget, t.quiet)? {
+            Some(r) => engine.push(r),
+            None => missing.push(format!("engine seed {seed} ({engine_dir})")),
+        }
+        match transcription_run(torch_dir, seed, &cfg, t.after_drop)? {
+            Some((r, v)) => {
+                torch.push(r);
+                versions.insert(v);
+            }
+            None => missing.push(format!("transcription seed {seed} ({torch_dir})")),
+        }
+    }
+    Ok((engine, torch, missing, versions))
+}
+
+/// The table of `stats` over both sides' runs, one row each: medians, quartiles, the rank-sum
+/// test; also each statistic's p-value.
+fn comparison_table(engine: &[SeedRun], torch: &[SeedRun], stats: &[Stat]) -> (String, Vec<(&'static str, f64)>) {
+    let mut table = String::from(
+        "| statistic | engine: median [quartiles] | transcription: median [quartiles] | rank-sum U | two-sided p |\n\
+         |---|---|---|---|---|\n",
+    );
+    let mut ps = vec![];
+    for (name, f) in stats {
+        let a: Vec<Option<f64>> = engine.iter().map(f).collect();
+        let b: Vec<Option<f64>> = torch.iter().map(f).collect();
+        let test = rank_sum_test(&a, &b).expect("both sides have runs");
+        ps.push((*name, test.p));
+        table.push_str(&format!(
+            "| {name} | {} | {} | {:.1} | {:.3}{} |\n",
+            distribution(engine, *f),
+            distribution(torch, *f),
+            test.u,
+            test.p,
+            if test.exact { "" } else { " (normal approximation)" }
+        ));
+    }
+    (table, ps)
+}
+
+/// Seeds as the command line gives them: `a..b` when consecutive, else a comma list.
+fn seed_range(seeds: &[u64]) -> String {
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if seeds.windows(2).all(|w| w[1] == w[0] + 1) && seeds.len() > 2 => format!("{a}..{b}"),
+        _ => seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","),
+    }
+}
+
 fn fmt_stat(v: Option<f64>) -> String {
     match v {
         None => "—".into(),
@@ -217,32 +310,24 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
     let kind = flags.backend()?;
     let finished_only = flags.get("finished-only").is_some();
     let every = count_flag(flags, "checkpoint-every", 25)?;
-    let mut budget = flags.get("stop-after").map(|_| count_flag(flags, "stop-after", 0)).transpose()?;
+    let budget = flags.get("stop-after").map(|_| count_flag(flags, "stop-after", 0)).transpose()?;
     if budget == Some(0) {
         return Err(CliError("--stop-after: at least 1 step".into()));
     }
-    std::fs::create_dir_all(&csv_dir)?;
-    let (mut engine, mut torch, mut missing) = (vec![], vec![], vec![]);
-    let mut versions = std::collections::BTreeSet::new();
-    for &seed in &seeds {
-        let cfg = seed_config(&base, seed)?;
-        let stem = format!("{csv_dir}/paper-mws-c1-seed{seed}");
-        let quiet = flags.get("quiet").is_some();
-        let resume = flags.get("resume").is_some();
-        match engine_run(&cfg, &stem, kind, after_drop, !finished_only, resume, every, &mut budget, quiet)? {
-            Some(r) => engine.push(r),
-            None => missing.push(format!("engine seed {seed}")),
-        }
-        match transcription_run(&torch_dir, seed, &cfg, after_drop)? {
-            Some((r, v)) => {
-                torch.push(r);
-                versions.insert(v);
-            }
-            None => missing.push(format!("transcription seed {seed}")),
-        }
-    }
+    let early_seeds = plateau::seeds::parse_seeds(flags.get("early-seeds").unwrap_or("100..129")).map_err(CliError)?;
+    let early_dir = flags.get("early-dir").unwrap_or("results/seeds-early").to_string();
+    let early_torch_dir = flags.get("early-transcription-dir").unwrap_or("results/transcription-early").to_string();
+    let quiet = flags.get("quiet").is_some();
+    let resume = flags.get("resume").is_some();
+    let mut train = Training { kind, after_drop, train: !finished_only, resume, every, budget, quiet };
+    let (engine, torch, mut missing, versions) = collect(&seeds, &base, &csv_dir, &torch_dir, &mut train)?;
+    // The early collapse on more seeds: runs of EARLY_STEPS steps are cheap.
+    let mut early_base = base.clone();
+    early_base.steps = EARLY_STEPS;
+    let (e_engine, e_torch, e_missing, e_versions) =
+        collect(&early_seeds, &early_base, &early_dir, &early_torch_dir, &mut train)?;
     if engine.is_empty() || torch.is_empty() {
-        eprintln!("not finished: {}", missing.join(", "));
+        eprintln!("not finished: {}", missing.iter().chain(&e_missing).cloned().collect::<Vec<_>>().join(", "));
         return Err(CliError("no finished runs on one side: nothing to compare yet (continue with --resume)".into()));
     }
     let mut body = format!(
@@ -270,25 +355,8 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         base.eval_batch,
         base.steps,
     );
-    body.push_str(
-        "| statistic | engine: median [quartiles] | transcription: median [quartiles] | rank-sum U | two-sided p |\n\
-         |---|---|---|---|---|\n",
-    );
-    let mut ps = vec![];
-    for (name, f) in STATS {
-        let a: Vec<Option<f64>> = engine.iter().map(f).collect();
-        let b: Vec<Option<f64>> = torch.iter().map(f).collect();
-        let test = rank_sum_test(&a, &b).expect("both sides have runs");
-        ps.push((*name, test.p));
-        body.push_str(&format!(
-            "| {name} | {} | {} | {:.1} | {:.3}{} |\n",
-            distribution(&engine, *f),
-            distribution(&torch, *f),
-            test.u,
-            test.p,
-            if test.exact { "" } else { " (normal approximation)" }
-        ));
-    }
+    let (table, ps) = comparison_table(&engine, &torch, STATS);
+    body.push_str(&table);
     let k = ps.len() as f64;
     let below: Vec<String> = ps.iter().filter(|(_, p)| *p < 0.05).map(|(n, p)| format!("{n} (p = {p:.3})")).collect();
     let bonf: Vec<&str> = ps.iter().filter(|(_, p)| *p < 0.05 / k).map(|(n, _)| *n).collect();
@@ -328,6 +396,36 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
             )
         }
     ));
+    body.push_str(&format!(
+        "### The early collapse on {} more seeds\n\n\
+         Ten seeds a side detect only large differences. The representation collapse begins within the first ten steps \
+         (the mean hidden-state cosine rises from about 0.07), and runs of {EARLY_STEPS} steps are cheap, so the early \
+         collapse is compared again on seeds {} (the engine's \
+         runs in `{early_dir}/`, the transcription's in `{early_torch_dir}/`, `bench/seeds.py --seeds {} --steps \
+         {EARLY_STEPS} --dir {early_torch_dir}`), none of them among the seeds above.\n\n",
+        early_seeds.len(),
+        seed_range(&early_seeds),
+        seed_range(&early_seeds),
+    ));
+    if e_engine.is_empty() || e_torch.is_empty() {
+        body.push_str("Not run yet on one side: run the commands above.\n\n");
+    } else {
+        let (table, ps) = comparison_table(&e_engine, &e_torch, EARLY_STATS);
+        body.push_str(&table);
+        let low: Vec<String> = ps.iter().filter(|(_, p)| *p < 0.05).map(|(n, p)| format!("{n} (p = {p:.3})")).collect();
+        body.push_str(&format!(
+            "\n{} (engine {} runs, transcription {}, PyTorch {}).\n\n",
+            if low.is_empty() {
+                "No step of the early collapse differs at the 5 % level between the two".to_string()
+            } else {
+                format!("Differs at the 5 % level: {}", low.join("; "))
+            },
+            e_engine.len(),
+            e_torch.len(),
+            e_versions.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    missing.extend(e_missing);
     body.push_str("### Every run\n\n| side | seed | drop | partial (held-out) | partial (train, authors') | peak repetition | peak hidden cos | hidden cos at 10 | APM at drop | last step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (side, runs) in [("engine", &engine), ("transcription", &torch)] {
         for r in runs.iter() {
@@ -340,7 +438,7 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
                 fmt_stat(s.partial_step_train.map(|v| v as f64)),
                 s.peak_repetition,
                 s.peak_hidden_cos,
-                fmt_stat(r.cos_at_10),
+                fmt_stat(r.cos_at(10)),
                 fmt_stat(s.apm_at_drop),
                 r.last_step,
                 s.wall_s
