@@ -453,11 +453,11 @@ fn against_transcription_compares_both_sides_with_the_same_code() {
     let (code, _, err) = plateau(&args);
     assert_eq!(code, 0, "{err}");
     let doc = std::fs::read_to_string(&out).unwrap();
-    assert!(doc.contains("## Chapter 1 — the engine against the transcription, 1 seeds each (generated)"), "{doc}");
+    assert!(doc.contains("## Chapter 1 — the engine against the transcription, 1 seed each (generated)"), "{doc}");
     assert!(doc.contains("PyTorch stand-in"), "{doc}");
     let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| peak ") || l.starts_with("| hidden ")).collect();
     assert_eq!(rows.len(), 6, "3 in the main table, 3 in the early collapse's: {doc}");
-    assert!(doc.contains("### The early collapse on 1 more seeds"), "{doc}");
+    assert!(doc.contains("### The early collapse on 1 more seed"), "{doc}");
     assert!(doc.contains("No step of the early collapse differs at the 5 % level"), "{doc}");
     for row in rows {
         let cells: Vec<&str> = row.split(" | ").collect();

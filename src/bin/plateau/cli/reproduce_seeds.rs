@@ -331,7 +331,7 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         return Err(CliError("no finished runs on one side: nothing to compare yet (continue with --resume)".into()));
     }
     let mut body = format!(
-        "## Chapter 1 — the engine against the transcription, {} seeds each (generated)\n\n\
+        "## Chapter 1 — the engine against the transcription, {} (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend for the engine, {} threads \
          available), from the engine's runs in `{csv_dir}/` and the transcription's in `{torch_dir}/` (`bench/seeds.py`, \
          PyTorch {}). Both train the paper preset at c = 1 (d {}, n {}, batch {}, lr {}, evaluation every {} steps on a \
@@ -341,7 +341,11 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
          section asks whether their seeds come from the same distribution. **Protocol:** each run stops {after_drop} \
          steps after its drop, or at step {}: every statistic below is known by then (the peaks are taken before the drop). \
          The seeds are the same numbers on both sides, but they draw different numbers, so the runs are not paired.\n\n",
-        engine.len().min(torch.len()),
+        if engine.len() == torch.len() {
+            format!("{} seed{} each", engine.len(), if engine.len() == 1 { "" } else { "s" })
+        } else {
+            format!("{} engine seeds against {} transcription seeds", engine.len(), torch.len())
+        },
         args.join(" "),
         today(),
         kind.name(),
@@ -397,13 +401,14 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         }
     ));
     body.push_str(&format!(
-        "### The early collapse on {} more seeds\n\n\
+        "### The early collapse on {} more seed{}\n\n\
          Ten seeds a side detect only large differences. The representation collapse begins within the first ten steps \
          (the mean hidden-state cosine rises from about 0.07), and runs of {EARLY_STEPS} steps are cheap, so the early \
          collapse is compared again on seeds {} (the engine's \
          runs in `{early_dir}/`, the transcription's in `{early_torch_dir}/`, `bench/seeds.py --seeds {} --steps \
          {EARLY_STEPS} --dir {early_torch_dir}`), none of them among the seeds above.\n\n",
         early_seeds.len(),
+        if early_seeds.len() == 1 { "" } else { "s" },
         seed_range(&early_seeds),
         seed_range(&early_seeds),
     ));
