@@ -3,7 +3,7 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
-import { scheduleDraw } from './charts.js';
+import { scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
 import { download, wireExports } from './exports.js';
@@ -135,6 +135,7 @@ async function boot() {
   wireControls();
   $('boot').textContent = 'Starting the training worker…';
   startWorker();
+  warmUp(chapter());
   setInterval(() => { if (state.running) { updateRate(); scheduleDraw(false); } }, 1000);
 }
 

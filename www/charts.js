@@ -2,7 +2,10 @@
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
-import { $, canvasById, field, notice, C, darkScheme, reducedMotion } from './dom.js';
+import { $, canvasById, field, keepChildren, notice, C, darkScheme, reducedMotion, setAttr, setClass, setHidden, setText } from './dom.js';
+
+/** Sets the text of the element with this id, only when it differs. @param {string} id @param {string} text */
+const say = (id, text) => setText($(id), text);
 import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
 
@@ -135,21 +138,21 @@ export function currentSnap() {
 
 export function drawStatus() {
   const now = performance.now();
-  $('step').textContent = String(state.step);
-  $('steps').textContent = String(state.steps);
+  say('step', String(state.step));
+  say('steps', String(state.steps));
   const ms = state.runMs + (state.runSince !== null ? now - state.runSince : 0);
-  $('elapsed').textContent = (ms / 1000).toFixed(1);
-  $('rate').textContent = state.rate.value === null ? '–' : state.rate.value.toFixed(1);
+  say('elapsed', (ms / 1000).toFixed(1));
+  say('rate', state.rate.value === null ? '–' : state.rate.value.toFixed(1));
 }
 
 /** The comparison sentence: the pinned run's key numbers against the run on screen's. */
 export function drawCompare() {
   const now = state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
   const p = state.pinned;
-  $('compare').textContent = p
+  say('compare', p
     ? `Pinned run (${configQuery(p.cfg).replace(/^v=1&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=1&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
-    : '';
-  $('runs').hidden = state.runs.length === 0 && !p;
+    : '');
+  setHidden($('runs'), state.runs.length === 0 && !p);
 }
 
 /**
@@ -197,7 +200,7 @@ function plateauJobs() {
         { label: 'loss (all positions)', color: C.blue, points: loss },
         { label: 'loss (outputs)', color: C.orange, points: outLoss },
       ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
-      $('sum-loss').textContent = `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`;
+      say('sum-loss', `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`);
     } },
     { chapter: 1, canvases: ['chart-acc'], draw: () => {
       lineChart('chart-acc', [
@@ -205,7 +208,7 @@ function plateauJobs() {
         { label: 'first token', color: C.orange, points: col('first_token_acc') },
         { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
-      $('sum-acc').textContent = `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`;
+      say('sum-acc', `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`);
     } },
     { chapter: 1, canvases: ['chart-rep'], draw: () => {
       lineChart('chart-rep', [
@@ -213,17 +216,17 @@ function plateauJobs() {
         { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
       const last = state.rows[state.rows.length - 1];
-      $('sum-rep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`;
+      say('sum-rep', `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`);
     } },
     { chapter: 1, canvases: ['chart-apm'], draw: () => {
       lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend: 'ul' });
-      $('sum-apm').textContent = seriesSummary('APM', col('apm'), 2);
+      say('sum-apm', seriesSummary('APM', col('apm'), 2));
     } },
     { chapter: 1, canvases: ['chart-cos'], draw: () => {
       const cos = col('hidden_cos');
       const [cmin] = range(cos.map((p) => p[1]), 0, 1);
       lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine', legend: 'll' });
-      $('sum-cos').textContent = seriesSummary('mean hidden cosine', cos, 2);
+      say('sum-cos', seriesSummary('mean hidden cosine', cos, 2));
     } },
   ];
 }
@@ -232,9 +235,10 @@ function plateauJobs() {
 export function scrubSnap() {
   const snap = currentSnap();
   const scrub = field('scrub');
-  scrub.max = String(Math.max(0, state.snaps.length - 1));
-  if (state.scrub === null) scrub.value = scrub.max;
-  $('scrub-out').textContent = snap ? String(snap.step) : '–';
+  const max = String(Math.max(0, state.snaps.length - 1));
+  if (scrub.max !== max) scrub.max = max;
+  if (state.scrub === null && scrub.value !== max) scrub.value = max;
+  say('scrub-out', snap ? String(snap.step) : '–');
   return snap;
 }
 
@@ -257,7 +261,7 @@ function anchorJobs() {
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-subloss', series, { y_min: Math.max(0.002, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
-      $('sum-subloss').textContent = `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`;
+      say('sum-subloss', `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`);
     } },
     { chapter: 2, canvases: ['chart-subacc'], draw: () => {
       lineChart('chart-subacc', [
@@ -267,9 +271,9 @@ function anchorJobs() {
         { label: '(4,3) symmetric', color: C.purple, points: col('acc_symmetric'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
       const r = last();
-      $('sum-subacc').textContent = r
+      say('sum-subacc', r
         ? `Step ${r.step}: ${mem() ? `memory ${fixed(r.acc_memory, 2)}, ` : ''}reasoning ${fixed(r.acc_reasoning, 2)}; on the held-out pair ${fixed(r.acc_inferential, 2)} inferential, ${fixed(r.acc_symmetric, 2)} symmetric.`
-        : '';
+        : '');
     } },
     { chapter: 2, canvases: ['chart-emb'], draw: () => {
       const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
@@ -278,7 +282,7 @@ function anchorJobs() {
         { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
         ...(hasMemory ? [{ label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') }] : []),
       ], { y_min: -1, y_max: 1, y_label: 'correlation / cosine', legend: 'll' });
-      $('sum-emb').textContent = `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`;
+      say('sum-emb', `${seriesSummary('key order correlation', col('key_order_corr'), 2)} ${seriesSummary('reasoning-anchor cosine', col('reasoning_anchor_cos'), 2)}${hasMemory ? ` ${seriesSummary('memory-anchor cosine', col('memory_anchor_cos'), 2)}` : ''}`);
     } },
     { chapter: 2, canvases: ['chart-keydist'], draw: () => {
       const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
@@ -288,9 +292,9 @@ function anchorJobs() {
       const series = bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
       lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
       const r = last();
-      $('sum-keydist').textContent = r && r.key_cos_by_distance
+      say('sum-keydist', r && r.key_cos_by_distance
         ? `Step ${r.step}: mean cosine of keys at distance 1: ${fixed(r.key_cos_by_distance[0], 2)}, 2: ${fixed(r.key_cos_by_distance[1], 2)}, 3–5: ${fixed(r.key_cos_by_distance[2], 2)}, 6–19: ${fixed(r.key_cos_by_distance[3], 2)}, 20 and more: ${fixed(r.key_cos_by_distance[4], 2)}.`
-        : '';
+        : '');
     } },
   ];
 }
@@ -306,7 +310,7 @@ export function drawAnchorSnapshot() {
     y_label: `PC2 (${(100 * snap.explained[1]).toFixed(0)} %)`, color_label: 'key', scale: fit(canvas), dark,
     labeled: [[0, '20'], [keys.length - 1, '99']],
   });
-  $('sum-pca').textContent = `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`;
+  say('sum-pca', `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`);
   canvas = canvasById('map-embcos');
   const n = snap.tokens.length;
   draw('heatmap', canvas, {
@@ -314,19 +318,19 @@ export function drawAnchorSnapshot() {
     tick_labels: snap.tokens.map(String), x_label: 'token', y_label: 'token', scale: fit(canvas), dark,
   });
   const r = state.rows.find((x) => x.step === snap.step) || last();
-  $('sum-embcos').textContent = r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '';
+  say('sum-embcos', r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '');
   canvas = canvasById('map-att2');
   if (snap.attention.length) {
     draw('heatmap', canvas, {
       values: snap.attention, rows: snap.seq, cols: snap.seq, signed: false, vmin: 0, vmax: Math.max(1e-9, ...snap.attention),
       mask_upper: true, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark,
     });
-    $('sum-att2').textContent = r ? `Step ${snap.step}: closeness to a prefix average ${fixed(r.prefix_avg, 2)} (1 = exactly).` : '';
+    say('sum-att2', r ? `Step ${snap.step}: closeness to a prefix average ${fixed(r.prefix_avg, 2)} (1 = exactly).` : '');
   } else {
     const ctx = canvas.getContext('2d');
     fit(canvas);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    $('sum-att2').textContent = 'The Emb-MLP has no attention.';
+    say('sum-att2', 'The Emb-MLP has no attention.');
   }
 }
 
@@ -344,7 +348,7 @@ function syntaxJobs() {
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'ur' });
-      $('sum-mlm').textContent = `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`;
+      say('sum-mlm', `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`);
     } },
     { chapter: 3, canvases: ['chart-uas'], draw: () => {
       lineChart('chart-uas', [
@@ -356,19 +360,19 @@ function syntaxJobs() {
         { label: 'non-adjacent arcs: offset guess', color: C.verm, points: col('offset_uas_nonadjacent'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ur' });
       const r = last();
-      $('sum-uas').textContent = r
+      say('sum-uas', r
         ? `Step ${r.step}: UAS ${fixed(r.uas, 2)} (layer ${r.best_layer + 1}, head ${r.best_head + 1}, ${r.best_direction}); best offset guess ${fixed(r.offset_uas, 2)}. Subject→verb arc: ${fixed(r.uas_subject, 2)} (offset guess ${fixed(r.offset_uas_subject, 2)}). Non-adjacent arcs: ${fixed(r.uas_nonadjacent, 2)} (offset guess ${fixed(r.offset_uas_nonadjacent, 2)}).`
-        : '';
+        : '');
     } },
     { chapter: 3, canvases: ['chart-agree'], draw: () => {
       lineChart('chart-agree', [{ label: 'agreement', color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
-      $('sum-agree').textContent = seriesSummary('agreement accuracy', col('agreement_acc'), 2);
+      say('sum-agree', seriesSummary('agreement accuracy', col('agreement_acc'), 2));
     } },
     { chapter: 3, canvases: ['chart-reg'], draw: () => {
       const reg = col('sas_reg');
       const [, rmax] = range(reg.map((p) => p[1]), 0, 1);
       lineChart('chart-reg', [{ label: 'R (held-out)', color: C.verm, points: reg }], { y_min: 0, y_max: rmax * 1.1, y_label: 'R', legend: 'lr' });
-      $('sum-reg').textContent = seriesSummary('R', reg, 2);
+      say('sum-reg', seriesSummary('R', reg, 2));
     } },
   ];
 }
@@ -379,7 +383,7 @@ export function drawSyntaxSnapshot() {
   const dark = darkScheme.matches;
   let canvas = canvasById('map-arcs');
   draw('arcs', canvas, { words: snap.words, gold: snap.heads, pred: snap.pred, weight: snap.pred_weight, scale: fit(canvas), dark });
-  $('sum-arcs').textContent = `Step ${snap.step}: layer ${snap.best_layer + 1}, head ${snap.best_head + 1} (${snap.transposed ? 'head → dependent' : 'dependent → head'}) points to the gold head for ${snap.sample_right} of ${snap.sample_scored} words of “${snap.words.join(' ')}”.`;
+  say('sum-arcs', `Step ${snap.step}: layer ${snap.best_layer + 1}, head ${snap.best_head + 1} (${snap.transposed ? 'head → dependent' : 'dependent → head'}) points to the gold head for ${snap.sample_right} of ${snap.sample_scored} words of “${snap.words.join(' ')}”.`);
   canvas = canvasById('map-heads');
   const rows = snap.layers * snap.n_heads;
   draw('heatmap', canvas, {
@@ -388,7 +392,7 @@ export function drawSyntaxSnapshot() {
     col_labels: ['dep→head', 'head→dep'], y_label: 'layer, head', scale: fit(canvas), dark,
   });
   const top = Math.max(...snap.head_uas);
-  $('sum-heads').textContent = `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`;
+  say('sum-heads', `Step ${snap.step}: UAS per head ranges ${Math.min(...snap.head_uas).toFixed(2)}–${top.toFixed(2)}.`);
 }
 
 /** The attention map of the current snapshot (one draw job; the cosine map is the next). */
@@ -403,7 +407,7 @@ export function drawSnapshot() {
     values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
     mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
   });
-  $('sum-att').textContent = `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`;
+  say('sum-att', `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`);
 }
 
 /** The hidden-state cosine map and the decoded samples of the current snapshot. */
@@ -417,39 +421,53 @@ export function drawSnapshotCos() {
   });
   const offdiag = [];
   for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
-  $('sum-mapcos').textContent = `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`;
+  say('sum-mapcos', `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`);
   drawSamples(snap);
 }
 
-export function tokenRow(label, tokens, truth) {
-  const row = document.createElement('div');
-  row.className = 'tokrow';
-  const head = document.createElement('span');
-  head.className = 'toklabel';
-  head.textContent = label;
-  row.append(head);
+/**
+ * Fills a row of tokens in place: its label, then one span per token, coloured against `truth`
+ * when given (right, wrong, and boxed when it repeats the token before).
+ * @param {HTMLElement} row @param {string} label @param {number[]} tokens @param {number[]} [truth]
+ */
+export function fillTokenRow(row, label, tokens, truth) {
+  const [head, ...spans] = keepChildren(row, tokens.length + 1, () => document.createElement('span'));
+  setClass(head, 'toklabel');
+  setText(head, label);
   tokens.forEach((t, j) => {
-    const s = document.createElement('span');
-    s.className = 'tok';
-    s.textContent = String(t);
+    let cls = 'tok';
+    let title = null;
     if (truth) {
-      s.classList.add(t === truth[j] ? 'right' : 'wrong');
-      if (j > 0 && t === tokens[j - 1]) { s.classList.add('repeat'); s.title = 'same as the token before'; }
+      cls += t === truth[j] ? ' right' : ' wrong';
+      if (j > 0 && t === tokens[j - 1]) { cls += ' repeat'; title = 'same as the token before'; }
     }
-    row.append(s);
+    setClass(spans[j], cls);
+    setText(spans[j], String(t));
+    setAttr(spans[j], 'title', title);
   });
-  return row;
 }
 
+/** Chapter 1's decoded samples (inputs, truth, generation), updated in place. */
 export function drawSamples(snap) {
-  const box = $('samples');
-  box.replaceChildren(...snap.samples.map((s, i) => {
+  $('samples').querySelector('.placeholder')?.remove();
+  const boxes = keepChildren($('samples'), snap.samples.length, () => {
     const div = document.createElement('div');
     div.className = 'sample';
-    div.setAttribute('aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
-    div.append(tokenRow('x', s.inputs), tokenRow('y', s.truth), tokenRow('ŷ', s.generated, s.truth));
+    for (let k = 0; k < 3; k += 1) {
+      const row = document.createElement('div');
+      row.className = 'tokrow';
+      div.append(row);
+    }
     return div;
-  }));
+  });
+  snap.samples.forEach((s, i) => {
+    const div = boxes[i];
+    setAttr(div, 'aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
+    const [x, y, yhat] = /** @type {HTMLElement[]} */ ([...div.children]);
+    fillTokenRow(x, 'x', s.inputs);
+    fillTokenRow(y, 'y', s.truth);
+    fillTokenRow(yhat, 'ŷ', s.generated, s.truth);
+  });
 }
 
 // ---- chapter 4 ----
@@ -472,7 +490,7 @@ function lmJobs() {
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 4, 4);
       lineChart('chart-lmloss', series, { y_min: lmin * 0.95, y_max: lmax * 1.03, y_label: 'cross-entropy (nats)', legend: 'll', ...lmAxis() });
-      $('sum-lmloss').textContent = `${seriesSummary('held-out loss', col('heldout_loss'), 3)}${ref ? ` Word frequencies alone give ${ref.unigram_loss.toFixed(3)}.` : ''}`;
+      say('sum-lmloss', `${seriesSummary('held-out loss', col('heldout_loss'), 3)}${ref ? ` Word frequencies alone give ${ref.unigram_loss.toFixed(3)}.` : ''}`);
     } },
     { chapter: 4, canvases: ['chart-lmcos'], draw: () => {
       const ref = state.reference;
@@ -485,9 +503,9 @@ function lmJobs() {
       const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
       lineChart('chart-lmcos', [{ label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs], { y_min: 0, y_max: 1.05, y_label: 'mean pairwise cosine', legend: 'ur', reference_bands: init, ...lmAxis() });
       const c = lmCourse(state.rows);
-      $('sum-lmcos').textContent = c
+      say('sum-lmcos', c
         ? `Step ${state.rows[0].step}: ${c.init.toFixed(2)}; highest ${c.peak[0].toFixed(3)} at step ${c.peak[1]}; ${c.collapsed === undefined || c.collapsed === null ? 'not above 0.9 yet' : `above 0.9 from step ${c.collapsed}`}; ${c.recovered === undefined || c.recovered === null ? 'not fallen back by half yet' : `fallen back by half its rise by step ${c.recovered}`}; now ${c.last[0].toFixed(2)} at step ${c.last[1]}.`
-        : '';
+        : '');
     } },
     { chapter: 4, canvases: ['chart-lmrep'], draw: () => {
       lineChart('chart-lmrep', [
@@ -496,7 +514,7 @@ function lmJobs() {
         { label: 'distinct-1', color: C.green, points: col('distinct_1') },
         { label: 'distinct-2', color: C.blue, points: col('distinct_2'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'share', legend: 'ur', ...lmAxis() });
-      $('sum-lmrep').textContent = `${seriesSummary('repetition', col('repetition'), 2)} ${seriesSummary('distinct-1', col('distinct_1'), 3)}`;
+      say('sum-lmrep', `${seriesSummary('repetition', col('repetition'), 2)} ${seriesSummary('distinct-1', col('distinct_1'), 3)}`);
     } },
   ];
 }
@@ -505,25 +523,28 @@ function lmJobs() {
 export function drawLmSnapshot() {
   const snap = scrubSnap();
   if (!snap) return;
-  const box = $('lm-samples');
-  box.replaceChildren(...snap.samples.map((s, i) => {
+  $('lm-samples').querySelector('.placeholder')?.remove();
+  const boxes = keepChildren($('lm-samples'), snap.samples.length, () => {
     const div = document.createElement('div');
     div.className = 'lm-sample';
-    const repeats = s.ids.filter((t, j) => j > 0 && t === s.ids[j - 1]).length;
-    div.setAttribute('aria-label', `passage ${i + 1}: “${s.prompt}”, then ${s.pieces.map((p) => p.replace(/▁/g, ' ')).join('').trim()} (${repeats} of ${s.ids.length - 1} tokens repeat the one before)`);
     const prompt = document.createElement('span');
     prompt.className = 'prompt';
-    prompt.textContent = `…${s.prompt}`;
     div.append(prompt);
-    s.pieces.forEach((piece, j) => {
-      const t = document.createElement('span');
-      t.className = 'tok';
-      t.textContent = piece.replace(/▁/g, ' ');
-      if (j > 0 && s.ids[j] === s.ids[j - 1]) { t.classList.add('repeat'); t.title = 'same token as the one before'; }
-      div.append(t);
-    });
     return div;
-  }));
+  });
+  snap.samples.forEach((s, i) => {
+    const div = boxes[i];
+    const repeats = s.ids.filter((t, j) => j > 0 && t === s.ids[j - 1]).length;
+    setAttr(div, 'aria-label', `passage ${i + 1}: “${s.prompt}”, then ${s.pieces.map((p) => p.replace(/▁/g, ' ')).join('').trim()} (${repeats} of ${s.ids.length - 1} tokens repeat the one before)`);
+    const [prompt, ...spans] = keepChildren(div, s.pieces.length + 1, () => document.createElement('span'));
+    setText(prompt, `…${s.prompt}`);
+    s.pieces.forEach((piece, j) => {
+      const repeat = j > 0 && s.ids[j] === s.ids[j - 1];
+      setClass(spans[j], repeat ? 'tok repeat' : 'tok');
+      setText(spans[j], piece.replace(/▁/g, ' '));
+      setAttr(spans[j], 'title', repeat ? 'same token as the one before' : null);
+    });
+  });
   const canvas = canvasById('map-lmcos');
   draw('heatmap', canvas, {
     values: snap.hidden_cos, rows: snap.k, cols: snap.k, signed: false, vmin: 0, vmax: 1, label_offset: 1,
@@ -533,7 +554,7 @@ export function drawLmSnapshot() {
   for (let i = 0; i < snap.k; i += 1) for (let j = 0; j < i; j += 1) off.push(snap.hidden_cos[i * snap.k + j]);
   // The mean is the engine's `hidden_cos` of the same step (never averaged here).
   const r = state.rows.find((x) => x.step === snap.step);
-  $('sum-lmcos-map').textContent = `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)}${r ? ` (mean pairwise cosine ${fixed(r.hidden_cos, 2)})` : ''}.`;
+  say('sum-lmcos-map', `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)}${r ? ` (mean pairwise cosine ${fixed(r.hidden_cos, 2)})` : ''}.`);
 }
 
 /**
@@ -553,3 +574,51 @@ export const CHARTS = [
   ...lmJobs(),
   { chapter: 4, canvases: ['map-lmcos'], draw: drawLmSnapshot },
 ];
+
+/**
+ * Compiles the drawing code before training starts, while the worker loads the engine and the main
+ * thread has nothing to do. The browser compiles a WebAssembly function the first time it runs, on
+ * the thread that calls it, so the page's first line chart and first heatmap each took 40–80 ms
+ * longer than every later one: long main-thread tasks in the first second of training. This draws
+ * one made-up chart of each kind the chapter shows, with the options its charts use (log axes,
+ * dashed lines, bands, markers, a legend; signed and masked heatmaps with labels and outlines),
+ * onto a canvas that is never attached to the page, so nothing of it is ever seen; one chart per
+ * task, so that no task holds the thread for more than one compile.
+ * @param {number} n the chapter
+ */
+export function warmUp(n) {
+  const canvas = document.createElement('canvas');
+  canvas.width = 640;
+  canvas.height = 400;
+  const pts = [[0, 2], [5, 1.5], [10, 0.4], [20, 0.05]];
+  const lines = (xLog) => drawLines(canvas, {
+    x_max: 20, y_min: 0.01, y_max: 3, y_log: !xLog, x_log: xLog, y_label: 'warm-up', legend: 'll', scale: 1, dark: false,
+    series: [{ label: 'a', color: C.blue, points: pts }, { label: 'b', color: C.orange, dashed: true, points: pts }],
+    bands: [{ color: C.grey, lo: pts, hi: pts }], markers: [{ x: 10, label: 'marker 10' }, { x: 5, label: '' }],
+  });
+  const heat = (signed) => drawHeatmap(canvas, {
+    values: Array.from({ length: 16 }, (_, i) => (signed ? (i % 5) / 2 - 1 : (i % 5) / 4)), rows: 4, cols: 4, signed, vmin: signed ? -1 : 0, vmax: 1,
+    mask_upper: true, outline: [[1, 0], [2, 1]], label_offset: 1, separators: [2], x_label: 'x', y_label: 'y', scale: 1, dark: false,
+  });
+  /** @type {(() => void)[]} */
+  const jobs = [() => lines(n === 4), () => heat(true), () => heat(false), () => seriesSummary('warm-up', pts, 2)];
+  if (n === 2) {
+    jobs.push(() => drawScatter(canvas, { points: [[0, 0], [1, 1], [0.5, -1]], values: [20, 50, 99], vmin: 20, vmax: 99, x_label: 'x', y_label: 'y', color_label: 'key', labeled: [[0, '20']], scale: 1, dark: false }));
+  }
+  if (n === 3) jobs.push(() => drawArcs(canvas, { words: ['the', 'dog', 'runs'], gold: [1, 2, -1], pred: [1, 2, 1], weight: [0.5, 0.7, 0.2], scale: 1, dark: false }));
+  // What it did, for the end-to-end tests: a chart that fails here would fail on the page too.
+  const done = { jobs: jobs.length, drawn: 0, failed: /** @type {string[]} */ ([]) };
+  window.plateauWarmUp = done;
+  const next = () => {
+    const job = jobs.shift();
+    if (!job) return;
+    try {
+      job();
+      done.drawn += 1;
+    } catch (err) {
+      done.failed.push(String(err && err.message ? err.message : err)); // the real draw reports its own
+    }
+    setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}

@@ -12,6 +12,8 @@ declare global {
     plateauLongestTaskMs: number;
     /** Longest drawing job's own script time, in ms. */
     plateauLongestDrawMs: number;
+    /** The drawing code's warm-up at load (`warmUp` in www/charts.js): its charts, how many drew, and why any failed. */
+    plateauWarmUp: { jobs: number; drawn: number; failed: string[] };
     /** Chapter 1: the drop step and the training seconds it took, once it shows. */
     plateauDrop: { step: number; seconds: number } | null;
     /** Chapter 2: the held-out answer at the end of the run and when it settled. */

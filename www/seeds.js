@@ -6,7 +6,7 @@
 // numbers are reported as median and range. Every number comes from the engine (`seedBand`,
 // `seedsSummary`, `seedsCsv`); this module only routes rows.
 import { seedBand, seedsCsv, seedsSummary } from './pkg-view/plateau.js';
-import { $ } from './dom.js';
+import { $, setHidden, setText } from './dom.js';
 import { state } from './state.js';
 
 /** The largest number of seeds the control and `seeds=` accept. */
@@ -69,8 +69,8 @@ export function withBands(series) {
 export function drawBand() {
   const el = $('band');
   const n = state.page.seeds;
-  el.hidden = n <= 1 || !state.runCfg;
-  $('seeds-csv').hidden = el.hidden;
+  setHidden(el, n <= 1 || !state.runCfg);
+  setHidden($('seeds-csv'), el.hidden);
   if (el.hidden) return;
   const done = state.band.seeds.filter((s) => state.band.done.has(s));
   const finished = [...(state.runDone || state.mainDone ? [state.runCfg.seed] : []), ...done];
@@ -81,7 +81,7 @@ export function drawBand() {
     ? ' — the other seeds train when this run finishes'
     : training !== undefined ? ` — training seed ${training}` : '';
   const summary = runs.length ? seedsSummary(state.runCfg.experiment, runs.map((r) => r.rows)) : '';
-  el.textContent = `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${state.runCfg.seed}.`;
+  setText(el, `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${state.runCfg.seed}.`);
 }
 
 /** Downloads the band's rows as one CSV with a `seed` column (the text `plateau run --seeds` writes). */

@@ -82,6 +82,8 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
       new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration)))
         .observe({ type: 'longtask' });
     });
+    // The drawing code was compiled at load by drawing chapter 1's chart kinds off the page.
+    assert.deepEqual(await page.evaluate(() => window.plateauWarmUp), { jobs: 4, drawn: 4, failed: [] });
     // First drawn state with at least one metric row.
     await waitFn(page, () => /at step \d+/.test(document.querySelector('#sum-loss').textContent));
     assert.match(await text(page, '#run-state'), /^(training|finished)$/);
@@ -282,6 +284,45 @@ test('the scrubber shows an earlier snapshot in the attention map', { timeout: T
     lap('live again');
     lap.report();
     t.diagnostic(`live view at step ${live.out}; after End at step ${await text(page, '#scrub-out')}`);
+  });
+});
+
+test('a redraw updates the generations and summaries in place, and the same step redrawn changes nothing', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('in-place');
+  await run(async () => {
+    // Before the first evaluation the generations box holds a placeholder in the tokens' styles
+    // (it also loads their fonts with the page, not in the first frames of training).
+    assert.deepEqual(await page.$eval('#samples .placeholder', (el) => ['.tok.right', '.tok.wrong', '.tok.repeat'].map((s) => el.querySelectorAll(s).length)), [2, 1, 1]);
+    await waitTraining(page, 1);
+    await waitFn(page, () => document.querySelectorAll('#samples .sample').length === 4);
+    assert.equal(await page.locator('#samples .placeholder').count(), 0, 'the placeholder gives way to the generations');
+    await page.click('#play');
+    await waitFn(page, () => document.querySelector('#play').textContent === 'Play');
+    await waitStepStable(page);
+    await settle(page, 300);
+    const shown = await text(page, '#scrub-out');
+    await page.evaluate(() => {
+      window.__tok = document.querySelector('#samples .sample .tokrow .tok');
+      window.__records = [];
+      new MutationObserver((rs) => window.__records.push(...rs
+        .filter((r) => r.target.nodeName !== 'CANVAS') // a resize sets the canvases' pixel size
+        .map((r) => `${r.type} ${r.attributeName || ''} on ${r.target.id || r.target.className || r.target.nodeName}`)))
+        .observe(document.querySelector('main'), { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    // A resize redraws every chart, summary and generation of the same step.
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await waitFn(page, () => [...document.querySelectorAll('canvas')].filter((c) => c.offsetParent !== null).every((c) => c.width === Math.max(50, Math.round(c.clientWidth * Math.min(window.devicePixelRatio || 1, 2)))));
+    await settle(page, 600);
+    assert.equal(await text(page, '#scrub-out'), shown);
+    assert.deepEqual(await page.evaluate(() => window.__records), [], 'redrawing the same step changed the page');
+
+    // Training on: a later snapshot rewrites the same elements.
+    await page.click('#play');
+    await waitFn(page, (s) => Number(document.querySelector('#scrub-out').textContent) > Number(s), shown);
+    await settle(page, 300);
+    assert.ok(await page.evaluate(() => window.__tok.isConnected), 'the generations keep their elements from one snapshot to the next');
+    assert.equal(await page.locator('#samples .sample').count(), 4);
+    t.diagnostic(`snapshot ${shown} redrawn with no change; ${await page.evaluate(() => window.__records.length)} mutations at the next snapshot`);
   });
 });
 

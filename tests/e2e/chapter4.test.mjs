@@ -26,6 +26,7 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
   await run(async () => {
     await waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
     assert.equal(await page.$eval('[data-experiment="lm"]', (b) => b.getAttribute('aria-current')), 'true');
+    assert.deepEqual(await page.evaluate(() => window.plateauWarmUp), { jobs: 4, drawn: 4, failed: [] }, 'the drawing code compiled at load');
     // The collapse shows in the status line while the run trains.
     await waitFn(page, () => window.plateauLm && window.plateauLm.collapsed);
     const collapsed = await page.evaluate(() => window.plateauLm.collapsed);
@@ -72,8 +73,8 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
       el.dispatchEvent(new Event('input', { bubbles: true }));
     }, rows.findIndex((r) => r.step === collapsed.step));
     await waitFn(page, (step) => document.querySelector('#scrub-out').textContent === String(step), collapsed.step);
-    await waitFn(page, () => document.querySelectorAll('#lm-samples .tok.repeat').length > 0);
-    const boxed = await page.$$eval('#lm-samples .tok.repeat', (els) => els.length);
+    await waitFn(page, () => document.querySelectorAll('#lm-samples .lm-sample .tok.repeat').length > 0);
+    const boxed = await page.$$eval('#lm-samples .lm-sample .tok.repeat', (els) => els.length);
     t.diagnostic(`${boxed} of 28 adjacent pairs boxed at step ${collapsed.step}`);
 
     // The log step axis is an option: turning it off redraws the charts.
