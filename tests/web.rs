@@ -215,6 +215,51 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
 }
 
+#[wasm_bindgen_test]
+fn a_large_heatmap_is_painted_as_one_image_with_the_colours_of_its_cells() {
+    use plateau::colormap::viridis;
+    use plateau::web::charts::draw_heatmap;
+    // Chapter 2's embedding map is 88 × 88: its cells are one image of one pixel per cell, drawn
+    // scaled without smoothing, so each cell keeps its exact colour and the masked triangle its grey.
+    let n = 88;
+    let c = canvas(400, 400);
+    let spec = plateau::web::charts::HeatSpec {
+        values: (0..n * n).map(|k| k as f64).collect(),
+        rows: n,
+        cols: n,
+        signed: false,
+        vmin: 0.0,
+        vmax: (n * n - 1) as f64,
+        mask_upper: true,
+        ..signed_2x2()
+    };
+    let watch = js_sys::Function::new_no_args(
+        "const o = new MutationObserver(() => {}); \
+         o.observe(document.documentElement, { childList: true, subtree: true, attributes: true }); return o;",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    draw_heatmap(c.clone(), &spec).unwrap();
+    let changes = js_sys::Function::new_with_args("o", "const n = o.takeRecords().length; o.disconnect(); return n;")
+        .call1(&JsValue::NULL, &watch)
+        .unwrap();
+    assert_eq!(changes.as_f64(), Some(0.0), "drawing the heatmap changed the page");
+    // plot area: margin 6, y labels max(30, 20 + 6 × 2 characters) = 32 on the left, x labels 20
+    // at the bottom: x 38..394, y 6..374.
+    let (x0, x1, y0, y1) = (38.0, 394.0, 6.0, 374.0);
+    let cell = |i: usize, j: usize| {
+        pixel(&c, x0 + (j as f64 + 0.5) * (x1 - x0) / n as f64, y0 + (i as f64 + 0.5) * (y1 - y0) / n as f64)
+    };
+    for (i, j) in [(87, 0), (44, 20), (10, 5), (60, 60), (87, 87)] {
+        let (r, g, b) = viridis((i * n + j) as f64 / (n * n - 1) as f64);
+        assert_eq!(cell(i, j), [r, g, b, 255], "cell ({i}, {j})");
+    }
+    for (i, j) in [(0, 87), (20, 60), (43, 44)] {
+        assert_eq!(cell(i, j), [236, 237, 240, 255], "cell ({i}, {j}) is masked");
+    }
+    assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background around the map");
+}
+
 /// The contents of every `<text>` element of an SVG document, trimmed.
 fn svg_texts(svg: &str) -> Vec<String> {
     svg.split("<text")

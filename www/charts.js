@@ -10,7 +10,8 @@ import { bandActive, drawBand, withBands } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
 
 
-/** What each canvas showed last: its chart kind and spec, for the vector export. */
+/** What each canvas showed last: its chart kind and spec (for the vector export), and for a map the
+ * key of that drawing (its pixel size and spec). */
 const lastDrawn = new Map();
 
 /**
@@ -18,8 +19,13 @@ const lastDrawn = new Map();
  * @param {'lines' | 'heatmap' | 'scatter' | 'arcs'} kind @param {HTMLCanvasElement} canvas @param {object} spec
  */
 function draw(kind, canvas, spec) {
-  lastDrawn.set(canvas.id, { kind, spec });
+  // A map shows a snapshot, which changes every few evaluations, while the page redraws several
+  // times a second: a map drawn already with the same spec at the same pixel size is left as it is.
+  const key = kind === 'lines' ? null : `${canvas.width}x${canvas.height} ${JSON.stringify(spec)}`;
+  const last = lastDrawn.get(canvas.id);
+  if (key !== null && last && last.key === key) return;
   ({ lines: drawLines, heatmap: drawHeatmap, scatter: drawScatter, arcs: drawArcs })[kind](canvas, spec);
+  lastDrawn.set(canvas.id, { kind, spec, key }); // after the draw: one that threw is tried again
 }
 
 /**
@@ -327,6 +333,7 @@ export function drawAnchorSnapshot() {
     });
     say('sum-att2', r ? `Step ${snap.step}: closeness to a prefix average ${fixed(r.prefix_avg, 2)} (1 = exactly).` : '');
   } else {
+    lastDrawn.delete(canvas.id);
     const ctx = canvas.getContext('2d');
     fit(canvas);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
