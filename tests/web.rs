@@ -138,6 +138,22 @@ fn pixel(c: &web_sys::HtmlCanvasElement, x: f64, y: f64) -> [u8; 4] {
     [d[0], d[1], d[2], d[3]]
 }
 
+/// How many changes `f` made to the page (a `MutationObserver` on the whole document: elements
+/// added or removed, attributes set), counting those undone before it returned.
+fn page_changes(f: impl FnOnce()) -> usize {
+    let watch = js_sys::Function::new_no_args(
+        "const o = new MutationObserver(() => {}); \
+         o.observe(document.documentElement, { childList: true, subtree: true, attributes: true }); return o;",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    f();
+    let n = js_sys::Function::new_with_args("o", "const n = o.takeRecords().length; o.disconnect(); return n;")
+        .call1(&JsValue::NULL, &watch)
+        .unwrap();
+    n.as_f64().unwrap() as usize
+}
+
 /// A 2×2 signed map −1, 0 / 0, +1, nothing masked, no labels.
 fn signed_2x2() -> plateau::web::charts::HeatSpec {
     plateau::web::charts::HeatSpec {
@@ -199,17 +215,7 @@ fn plotters_canvas_draws_heatmap_cells_and_lines() {
     // Drawing touches nothing but the canvas: no element is added to the page, even for a
     // moment (plotters' own text measurement appends a span and reads its offsetHeight, which
     // forces a layout of the whole page for every label).
-    let watch = js_sys::Function::new_no_args(
-        "const o = new MutationObserver(() => {}); \
-         o.observe(document.documentElement, { childList: true, subtree: true, attributes: true }); return o;",
-    )
-    .call0(&JsValue::NULL)
-    .unwrap();
-    draw_lines(c.clone(), &spec).unwrap();
-    let changes = js_sys::Function::new_with_args("o", "const n = o.takeRecords().length; o.disconnect(); return n;")
-        .call1(&JsValue::NULL, &watch)
-        .unwrap();
-    assert_eq!(changes.as_f64(), Some(0.0), "drawing a chart changed the page");
+    assert_eq!(page_changes(|| draw_lines(c.clone(), &spec).unwrap()), 0, "drawing a chart changed the page");
     let red_rows = (0..300).filter(|&y| pixel(&c, 200.0, y as f64) == [255, 0, 0, 255]).count();
     assert!(red_rows >= 2, "the series is drawn across the middle ({red_rows} red pixels in column 200)");
     assert_eq!(pixel(&c, 2.0, 2.0), [255, 255, 255, 255], "light background");
@@ -233,17 +239,7 @@ fn a_large_heatmap_is_painted_as_one_image_with_the_colours_of_its_cells() {
         mask_upper: true,
         ..signed_2x2()
     };
-    let watch = js_sys::Function::new_no_args(
-        "const o = new MutationObserver(() => {}); \
-         o.observe(document.documentElement, { childList: true, subtree: true, attributes: true }); return o;",
-    )
-    .call0(&JsValue::NULL)
-    .unwrap();
-    draw_heatmap(c.clone(), &spec).unwrap();
-    let changes = js_sys::Function::new_with_args("o", "const n = o.takeRecords().length; o.disconnect(); return n;")
-        .call1(&JsValue::NULL, &watch)
-        .unwrap();
-    assert_eq!(changes.as_f64(), Some(0.0), "drawing the heatmap changed the page");
+    assert_eq!(page_changes(|| draw_heatmap(c.clone(), &spec).unwrap()), 0, "drawing the heatmap changed the page");
     // plot area: margin 6, y labels max(30, 20 + 6 × 2 characters) = 32 on the left, x labels 20
     // at the bottom: x 38..394, y 6..374.
     let (x0, x1, y0, y1) = (38.0, 394.0, 6.0, 374.0);

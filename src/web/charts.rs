@@ -478,7 +478,11 @@ fn draw_legend<DB: DrawingBackend>(
 /// Draws a matrix as coloured cells, with optional causal masking and outlined cells.
 pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
     let backend = canvas_backend(canvas.clone())?;
-    heatmap_on(backend.into_drawing_area(), spec, Some(&|from, to, rgba, cols, rows| cells_image(&canvas, from, to, rgba, cols, rows)))
+    heatmap_on(
+        backend.into_drawing_area(),
+        spec,
+        Some(&|from, to, rgba, cols, rows| cells_image(&canvas, from, to, rgba, cols, rows)),
+    )
 }
 
 /// A plotters element per cell costs two calls into the page per cell (a fill colour and a
@@ -486,7 +490,14 @@ pub fn draw_heatmap(canvas: HtmlCanvasElement, spec: &HeatSpec) -> DrawResult {
 /// canvas the cells are instead one image of one pixel per cell (`rgba`, `cols × rows`, row-major),
 /// put into a canvas that is never attached to the page and drawn scaled, without smoothing, onto
 /// the plot area from `from` (top left) to `to` (bottom right): three calls for the whole grid.
-fn cells_image(canvas: &HtmlCanvasElement, from: (i32, i32), to: (i32, i32), rgba: &[u8], cols: usize, rows: usize) -> DrawResult {
+fn cells_image(
+    canvas: &HtmlCanvasElement,
+    from: (i32, i32),
+    to: (i32, i32),
+    rgba: &[u8],
+    cols: usize,
+    rows: usize,
+) -> DrawResult {
     use wasm_bindgen::{Clamped, JsCast};
     use web_sys::{CanvasRenderingContext2d, ImageData};
     let context = |c: &HtmlCanvasElement| -> Result<CanvasRenderingContext2d, String> {
@@ -531,7 +542,11 @@ pub fn heatmap_svg(spec: &HeatSpec, width: u32, height: u32) -> Result<String, S
 type CellPainter<'a> = &'a dyn Fn((i32, i32), (i32, i32), &[u8], usize, usize) -> DrawResult;
 
 /// Draws a heatmap on `root`; its cells are one rectangle element each, or with `paint` one image.
-fn heatmap_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &HeatSpec, paint: Option<CellPainter>) -> DrawResult {
+fn heatmap_on<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    spec: &HeatSpec,
+    paint: Option<CellPainter>,
+) -> DrawResult {
     if spec.values.len() != spec.rows * spec.cols || spec.rows == 0 || spec.cols == 0 {
         return Err(format!("heatmap needs {}×{} values, got {}", spec.rows, spec.cols, spec.values.len()));
     }
@@ -600,7 +615,12 @@ fn heatmap_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &HeatSpec,
         Some(paint) => {
             // Present what plotters drew so far (the canvas backend draws at once; this keeps the
             // order: axes, then cells, then separators and outlines on top).
-            let rgba: Vec<u8> = cells.flat_map(|(i, j)| { let RGBColor(cr, cg, cb) = color(i, j); [cr, cg, cb, 255] }).collect();
+            let rgba: Vec<u8> = cells
+                .flat_map(|(i, j)| {
+                    let RGBColor(cr, cg, cb) = color(i, j);
+                    [cr, cg, cb, 255]
+                })
+                .collect();
             root.present().map_err(err)?;
             paint(chart.backend_coord(&(0.0, 0.0)), chart.backend_coord(&(c as f64, r as f64)), &rgba, c, r)?;
         }
