@@ -43,7 +43,12 @@ export function chartAsSvg(canvas) {
 }
 
 // A redraw is split into jobs, one chart per animation frame, so that no main-thread task is
-// long (each plotters draw takes a few milliseconds).
+// long (each plotters draw takes a few milliseconds). A job runs in a task of its own just after
+// a frame, not inside the frame's callback: the frame's rendering (style, layout, paint, and the
+// commit of a redrawn canvas, 5–15 ms in software) is a task of its own too. On this 2-core machine,
+// as training starts, the worker trains and the browser compiles the engine's hot code on its
+// thread pool, and the main thread gets a third of a core: a job and a rendering in one task took
+// 35–65 ms of wall time for 12–20 ms of its own CPU time.
 export function scheduleDraw(now) {
   if (state.drawPending) { state.drawAgain = true; return; }
   state.drawPending = true;
@@ -68,12 +73,15 @@ export function scheduleDraw(now) {
       } finally {
         // The chain goes on, so one failing job never freezes the rest.
         window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
-        requestAnimationFrame(next);
+        afterFrame(next);
       }
     };
-    requestAnimationFrame(next);
+    afterFrame(next);
   }, wait);
 }
+
+/** Runs `f` in a task of its own right after the next animation frame. @param {() => void} f */
+const afterFrame = (f) => requestAnimationFrame(() => setTimeout(f, 0));
 
 /** Sizes a canvas's backing store to its box (at most 2× device pixels); returns the scale. @param {HTMLCanvasElement} canvas */
 export function fit(canvas) {
@@ -168,7 +176,11 @@ export function drawCompare() {
 /** The drawing jobs of a redraw: the status line, the comparison, the seed band, then the
  * chapter's charts, each drawn on its own (see [`drawChart`]). */
 export function drawJobs() {
-  return [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => () => drawChart(c))];
+  const jobs = [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => () => drawChart(c))];
+  // The generations of chapters 1 and 4 (a few hundred token elements to lay out) are a job of their own.
+  const samples = { 1: drawSamples, 4: drawLmSamples }[chapter()];
+  if (samples) jobs.push(() => { const s = currentSnap(); if (s) samples(s); });
+  return jobs;
 }
 
 /**
@@ -417,7 +429,7 @@ export function drawSnapshot() {
   say('sum-att', `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`);
 }
 
-/** The hidden-state cosine map and the decoded samples of the current snapshot. */
+/** The hidden-state cosine map of the current snapshot (the generations are the next job). */
 export function drawSnapshotCos() {
   const snap = currentSnap();
   if (!snap) return;
@@ -429,7 +441,6 @@ export function drawSnapshotCos() {
   const offdiag = [];
   for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
   say('sum-mapcos', `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`);
-  drawSamples(snap);
 }
 
 /**
@@ -526,10 +537,8 @@ function lmJobs() {
   ];
 }
 
-/** Chapter 4's snapshot: the generations and the similarity matrix of the generated tokens. */
-export function drawLmSnapshot() {
-  const snap = scrubSnap();
-  if (!snap) return;
+/** Chapter 4's generations of a snapshot, updated in place. */
+function drawLmSamples(snap) {
   $('lm-samples').querySelector('.placeholder')?.remove();
   const boxes = keepChildren($('lm-samples'), snap.samples.length, () => {
     const div = document.createElement('div');
@@ -552,6 +561,12 @@ export function drawLmSnapshot() {
       setAttr(spans[j], 'title', repeat ? 'same token as the one before' : null);
     });
   });
+}
+
+/** Chapter 4's snapshot: the similarity matrix of the generated tokens (the generations are the next job). */
+export function drawLmSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
   const canvas = canvasById('map-lmcos');
   draw('heatmap', canvas, {
     values: snap.hidden_cos, rows: snap.k, cols: snap.k, signed: false, vmin: 0, vmax: 1, label_offset: 1,

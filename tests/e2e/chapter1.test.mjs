@@ -93,6 +93,22 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
     };
     t.diagnostic(`backend: ${await text(page, '#backend')}`);
     t.diagnostic(`first look at step ${before.step}`);
+    // From here on, count the drawing calls on the page's canvases made inside an animation-frame
+    // callback and outside one: a drawing job runs in a task of its own, after the frame, so that
+    // it and the frame's rendering are never one long task.
+    await page.evaluate(() => {
+      window.__draws = { inFrame: 0, outside: 0 };
+      let inFrame = false;
+      const raf = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (cb) => raf((ts) => { inFrame = true; try { cb(ts); } finally { inFrame = false; } });
+      for (const m of ['fillRect', 'fillText', 'stroke', 'drawImage', 'putImageData']) {
+        const orig = CanvasRenderingContext2D.prototype[m];
+        CanvasRenderingContext2D.prototype[m] = function (...args) {
+          if (this.canvas.isConnected) window.__draws[inFrame ? 'inFrame' : 'outside'] += 1;
+          return orig.apply(this, args);
+        };
+      }
+    });
 
     // Twenty more steps (two more snapshots), or the end of the run.
     await waitFn(page, (s0) => {
@@ -116,6 +132,9 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
     for (const id of [...CHARTS, ...MAPS]) {
       assert.notEqual(await dataUrl(page, id), before.charts[id], `#${id} did not change between step ${before.step} and ${step}`);
     }
+    const draws = await page.evaluate(() => window.__draws);
+    assert.ok(draws.outside > 0, `the charts were redrawn: ${JSON.stringify(draws)}`);
+    assert.equal(draws.inFrame, 0, `no chart is drawn inside an animation-frame callback: ${JSON.stringify(draws)}`);
     // The summaries of this chapter (the other chapters' views are hidden).
     const sums = await page.$$eval('[id^="sum-"]', (els) => els.filter((e) => e.offsetParent !== null).map((e) => [e.id, e.textContent.trim()]));
     assert.ok(sums.length >= 7, `chapter 1 shows its summaries (${sums.length})`);
