@@ -3,7 +3,7 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
-import { scheduleDraw, warmUp } from './charts.js';
+import { redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
 import { download, wireExports } from './exports.js';
@@ -57,7 +57,8 @@ function wireControls() {
   wireExports();
   watchHolds();
   darkScheme.addEventListener('change', () => scheduleDraw(true));
-  window.addEventListener('resize', () => scheduleDraw(true));
+  window.addEventListener('resize', () => scheduleDraw(true)); // a new device pixel ratio, too
+  redrawOnResize();
 }
 
 // Fault injection for the end-to-end tests: window.plateauTest('diverge' | 'device-loss').

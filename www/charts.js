@@ -83,14 +83,36 @@ export function scheduleDraw(now) {
 /** Runs `f` in a task of its own right after the next animation frame. @param {() => void} f */
 const afterFrame = (f) => requestAnimationFrame(() => setTimeout(f, 0));
 
+/** The backing store a canvas's box calls for (at most 2× device pixels), and that scale. @param {HTMLCanvasElement} canvas */
+function fitSize(canvas) {
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  return { w: Math.max(50, Math.round(canvas.clientWidth * dpr)), h: Math.max(50, Math.round(canvas.clientHeight * dpr)), dpr };
+}
+
 /** Sizes a canvas's backing store to its box (at most 2× device pixels); returns the scale. @param {HTMLCanvasElement} canvas */
 export function fit(canvas) {
-  const dpr = Math.min(window.devicePixelRatio || 1, 2);
-  const w = Math.max(50, Math.round(canvas.clientWidth * dpr));
-  const h = Math.max(50, Math.round(canvas.clientHeight * dpr));
+  const { w, h, dpr } = fitSize(canvas);
   if (canvas.width !== w) canvas.width = w;
   if (canvas.height !== h) canvas.height = h;
   return dpr;
+}
+
+/**
+ * Redraws when a canvas's box stops matching its backing store, whatever changed the box: a
+ * window resize, or a card that appears after it was drawn while it had no box (hidden, or in a
+ * layout in progress): that canvas was drawn on the 50-pixel floor of `fit` and would show it
+ * stretched, blurred, until the next redraw, which never comes once a run has finished.
+ */
+export function redrawOnResize() {
+  const stale = (/** @type {HTMLCanvasElement} */ c) => {
+    if (!c.isConnected || c.clientWidth === 0) return false;
+    const { w, h } = fitSize(c);
+    return c.width !== w || c.height !== h;
+  };
+  const ro = new ResizeObserver((entries) => {
+    if (entries.some((e) => stale(/** @type {HTMLCanvasElement} */ (e.target)))) scheduleDraw(true);
+  });
+  for (const c of document.querySelectorAll('canvas')) ro.observe(c);
 }
 
 /** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay and the seed band). */

@@ -335,6 +335,19 @@ test('a redraw updates the generations and summaries in place, and the same step
     assert.equal(await text(page, '#scrub-out'), shown);
     assert.deepEqual(await page.evaluate(() => window.__records), [], 'redrawing the same step changed the page');
 
+    // A chart drawn while its card had no box gets the 50-pixel floor of a backing store; when the
+    // card shows again it is redrawn at its size at once, though the paused run sends no redraw.
+    await page.$eval('#chart-cos', (c) => { /** @type {HTMLElement} */ (c.closest('figure')).style.display = 'none'; });
+    await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+    await waitFn(page, () => document.querySelector('#chart-cos').width === 50);
+    await page.$eval('#chart-cos', (c) => { /** @type {HTMLElement} */ (c.closest('figure')).style.display = ''; });
+    await page.waitForFunction(() => {
+      const c = document.querySelector('#chart-cos');
+      return c.width > 50 && c.width === Math.round(c.clientWidth * Math.min(window.devicePixelRatio || 1, 2));
+    }, null, { timeout: 10_000, polling: 100 }).catch(async () => {
+      assert.fail(`#chart-cos kept a ${await page.$eval('#chart-cos', (c) => `${c.width} px backing store in a ${c.clientWidth} px box`)} after its card showed again`);
+    });
+
     // Training on: a later snapshot rewrites the same elements.
     await page.click('#play');
     await waitFn(page, (s) => Number(document.querySelector('#scrub-out').textContent) > Number(s), shown);
