@@ -65,6 +65,42 @@ impl Run {
         })
     }
 
+    /// The run as one checkpoint file ([`crate::train::checkpoint::Checkpoint::to_file`]): config,
+    /// step, weights, optimizer state and rows, read back asynchronously (WebGPU too).
+    pub async fn save_file(&self) -> Result<Vec<u8>, String> {
+        each!(self, t => t.checkpoint_async().await.map(|cp| cp.to_file()))
+    }
+
+    /// Continues the run saved in `bytes` ([`Run::save_file`]) on `device`, whichever chapter and
+    /// backend it was saved with; a file of another engine version, a damaged file or a config
+    /// this engine refuses is an error that says why.
+    pub fn from_file(bytes: &[u8], device: &Device) -> Result<Run, String> {
+        use crate::train::checkpoint::{read_file, Checkpoint, CheckpointState};
+        use crate::train::Trainer;
+        let (header, [model, optimizer, state]) = read_file(bytes)?;
+        let task = Task::parse(&header.experiment)
+            .ok_or_else(|| format!("the file holds an unknown experiment {:?}", header.experiment))?;
+        fn load<C: crate::train::Chapter>(
+            model: Vec<u8>,
+            optimizer: Vec<u8>,
+            state: Vec<u8>,
+            device: &Device,
+        ) -> Result<Box<Trainer<C>>, String> {
+            let state = CheckpointState::from_bytes(&state)?;
+            state.config.validate().map_err(|e| format!("the file's config is not valid here: {e}"))?;
+            Trainer::from_checkpoint(Checkpoint { model, optimizer, state }, device).map(Box::new)
+        }
+        Ok(match task {
+            Task::Mws | Task::PrefixSum => Run::Plateau(load(model, optimizer, state, device)?),
+            Task::Anchors => Run::Anchors(load(model, optimizer, state, device)?),
+            Task::Syntax => Run::Syntax(load(model, optimizer, state, device)?),
+            Task::Lm => {
+                crate::chapters::lm::corpus::corpus().map_err(|e| format!("Chapter 4 cannot start: {e}."))?;
+                Run::Lm(load(model, optimizer, state, device)?)
+            }
+        })
+    }
+
     /// Handles the next step ([`crate::train::Trainer::advance`]).
     pub async fn advance(&mut self) -> Status {
         each!(self, t => t.advance().await)

@@ -276,32 +276,42 @@ pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<(Option<u64>, Vec<Meas
     Ok((task, out))
 }
 
+/// The largest seed: the schema's `seed` range (a seed is a 32-bit value on the page).
+pub const MAX_SEED: u64 = 4_294_967_295;
+
 /// `--seeds` values: a comma list (`0,3,7`) or an inclusive range (`0..4` is the five seeds 0 to
-/// 4), at most 64 seeds, each a non-negative integer; an error says what is wrong.
+/// 4), at most 64 seeds, each a whole number from 0 to [`MAX_SEED`]; an error says what is wrong.
 pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
-    let int =
-        |v: &str| v.trim().parse::<u64>().map_err(|_| format!("--seeds: {:?} is not a non-negative integer", v.trim()));
+    parse_seeds_flag("seeds", text)
+}
+
+/// [`parse_seeds`] for the flag `--{key}` (`--early-seeds`, …): errors name it.
+pub fn parse_seeds_flag(key: &str, text: &str) -> Result<Vec<u64>, String> {
+    let int = |v: &str| match v.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_SEED => Ok(n),
+        _ => Err(format!("--{key}: {:?} is not a seed (a whole number from 0 to {MAX_SEED})", v.trim())),
+    };
     let seeds: Vec<u64> = match text.split_once("..") {
         Some((a, b)) => {
             let (a, b) = (int(a)?, int(b.trim_start_matches('='))?);
             if b < a {
-                return Err(format!("--seeds {text}: the range ends before it starts"));
+                return Err(format!("--{key} {text}: the range ends before it starts"));
             }
             if b - a >= 64 {
-                return Err(format!("--seeds {text}: at most 64 seeds"));
+                return Err(format!("--{key} {text}: at most 64 seeds"));
             }
             (a..=b).collect()
         }
         None => text.split(',').map(int).collect::<Result<_, _>>()?,
     };
     if seeds.len() > 64 {
-        return Err(format!("--seeds: at most 64 seeds, not {}", seeds.len()));
+        return Err(format!("--{key}: at most 64 seeds, not {}", seeds.len()));
     }
     let mut seen = seeds.clone();
     seen.sort_unstable();
     seen.dedup();
     if seen.len() != seeds.len() {
-        return Err(format!("--seeds {text}: a seed is listed twice"));
+        return Err(format!("--{key} {text}: a seed is listed twice"));
     }
     Ok(seeds)
 }

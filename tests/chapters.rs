@@ -328,7 +328,6 @@ fn the_pages_chapter3_search_findings_are_the_ones_quoted_in_reproduction_md() {
 fn chapters_2_and_3_resume_from_a_checkpoint_bit_for_bit() {
     use plateau::train::checkpoint::{Checkpoint, CheckpointState};
     use plateau::train::{Chapter, Trainer};
-    std::env::set_var("BURN_DEVICE", plateau::backend::CPU.flag());
     fn check<C: Chapter>(cfg: RunConfig, at: usize, csv: fn(&[C::Row]) -> String)
     where
         C::Snapshot: std::fmt::Debug,

@@ -38,9 +38,6 @@ fn same_seed_gives_identical_rows_and_other_seed_differs() {
 
 #[test]
 fn a_run_resumed_from_a_checkpoint_computes_the_same_rows() {
-    // burn puts the loaded Adam state on its default device first; keep it on the CPU backend,
-    // as the CLI does (no other test in this binary depends on the default device).
-    std::env::set_var("BURN_DEVICE", plateau::backend::CPU.flag());
     let straight = run(golden_config());
     let mut first = Trainer::new(golden_config(), &cpu_device()).unwrap();
     for _ in 0..10 {

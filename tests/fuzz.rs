@@ -61,6 +61,10 @@ const NASTY: &[&str] = &[
     "softmax",
 ];
 
+/// 2⁶³ + 1 (past `i64`) and 2⁶⁴ (past `u64`).
+const PAST_I64: &str = "9223372036854775809";
+const PAST_U64: &str = "18446744073709551616";
+
 fn token(rng: &mut ChaCha8Rng) -> String {
     match rng.random_range(0..4u32) {
         0 => NASTY[rng.random_range(0..NASTY.len())].to_string(),
@@ -155,7 +159,11 @@ fn flag_set(rng: &mut ChaCha8Rng) -> Vec<(String, String, bool)> {
             // One value in eight is junk, one in eight just out of range, the rest valid.
             let value = match (rng.random_range(0..8u32), spec.kind) {
                 (0, _) => token(rng),
-                (1, Kind::Int { min, max }) => [min - 1, max + 1][rng.random_range(0..2usize)].to_string(),
+                (1, Kind::Int { min, max }) => {
+                    // Past the range, and past the integer types (i64, u64).
+                    let past = [(min - 1).to_string(), (max + 1).to_string(), PAST_I64.into(), PAST_U64.into()];
+                    past[rng.random_range(0..4usize)].clone()
+                }
                 (1, Kind::Float { min, max, .. }) => [min - 1.0, max * 2.0][rng.random_range(0..2usize)].to_string(),
                 (_, Kind::Int { min, max }) => {
                     let hi = max.min(min + 64);
@@ -288,4 +296,72 @@ fn three_hundred_and_twenty_cli_flag_sets_run_as_processes_do_what_the_library_s
     eprintln!("{refused} refused, {trained} trained, {diverged} diverged");
     assert_eq!(refused + trained + diverged, 320);
     assert!(refused >= 60 && trained >= 60, "both kinds of case are exercised: {refused} refused, {trained} trained");
+}
+
+/// Every whole-number flag of every command that writes files, and every whole-number key of the
+/// schema on each of those commands, given values past its range and past the integer types: each
+/// is refused with exit 2 and a message naming the flag, before anything trains or is written.
+#[test]
+fn integers_past_their_range_are_refused_with_the_flag_named_on_every_command() {
+    use plateau::config::Kind;
+    let dir = std::env::temp_dir().join(format!("plateau-fuzz-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, doc, runs) = (dir.join("x.csv"), dir.join("R.md"), dir.join("runs"));
+    let (csv, doc, runs) = (csv.to_str().unwrap(), doc.to_str().unwrap(), runs.to_str().unwrap());
+    let seed_max = plateau::seeds::MAX_SEED;
+    // (the command and what it needs, the flag, its range)
+    let reproduce: &[&str] = &["reproduce", "--out", doc, "--csv-dir", runs];
+    let against: &[&str] =
+        &["reproduce", "--preset", "paper", "--against-transcription", "--out", doc, "--csv-dir", runs];
+    let anchors: &[&str] = &["reproduce", "--experiment", "anchors", "--out", doc, "--csv-dir", runs];
+    let syntax: &[&str] = &["reproduce", "--experiment", "syntax", "--out", doc, "--csv-dir", runs];
+    let run: &[&str] = &["run", "--out", csv];
+    let bench: &[&str] = &["bench", "--torch", "none", "--browser", "none"];
+    let mut flags: Vec<(&[&str], String, u64, u64)> = vec![
+        (run, "seeds".into(), 0, seed_max),
+        (reproduce, "seeds".into(), 0, seed_max),
+        (reproduce, "long-factor".into(), 1, 1_000_000),
+        (reproduce, "checkpoint-every".into(), 0, 1_000_000),
+        (reproduce, "stop-after".into(), 1, 1_000_000_000),
+        (against, "after-drop".into(), 0, 1_000_000),
+        (against, "seeds".into(), 0, seed_max),
+        (against, "early-seeds".into(), 0, seed_max),
+        (against, "checkpoint-every".into(), 0, 1_000_000),
+        (anchors, "fresh-seeds".into(), 0, seed_max),
+        (anchors, "seeds".into(), 0, seed_max),
+        (anchors, "checkpoint-every".into(), 0, 1_000_000),
+        (anchors, "stop-after".into(), 1, 1_000_000_000),
+        (syntax, "brief-until".into(), 1, 1_000_000),
+        (bench, "memory-steps".into(), 0, 1_000_000),
+    ];
+    let parity: &[&str] = &["parity-dump", "--out", csv];
+    for p in PARAMS {
+        if let Kind::Int { min, max } = p.kind {
+            for cmd in [run, reproduce, parity] {
+                flags.push((cmd, p.key.to_string(), min.max(0) as u64, max as u64));
+            }
+        }
+    }
+    let mut checked = 0;
+    for (cmd, flag, min, max) in &flags {
+        let mut values = vec![PAST_I64.to_string(), PAST_U64.to_string(), (max + 1).to_string()];
+        values.push(if *min == 0 { "-1".into() } else { (min - 1).to_string() });
+        for v in values {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_plateau"))
+                .args(*cmd)
+                // Before the flag under test: a repeated flag keeps its last value.
+                .args(["--steps", "2"])
+                .args([format!("--{flag}"), v.clone()])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let what = format!("{cmd:?} --{flag} {v}");
+            assert_eq!(out.status.code(), Some(2), "{what} must be refused: {err}");
+            assert!(err.starts_with("error: ") && err.contains(&format!("--{flag}")), "{what}: names the flag: {err}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+            checked += 1;
+        }
+    }
+    assert!(!std::path::Path::new(csv).exists() && !std::path::Path::new(doc).exists(), "nothing written");
+    eprintln!("{checked} out-of-range integers refused");
 }

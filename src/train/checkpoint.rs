@@ -1,13 +1,18 @@
-//! Checkpoints: a running trainer's whole state between two steps, for the CLI to write to disk
-//! and resume from (`plateau reproduce --resume`). Native only: the records are read back
-//! synchronously, which WebGPU cannot do.
+//! Checkpoints: a trainer's whole state between two steps, for the CLI to write to disk and
+//! resume from (`plateau reproduce --resume`), and for the page to save as one file (*Save model*),
+//! load again (*Load model*) and keep as a host copy on WebGPU, from which a run continues on the
+//! CPU after a device loss.
 //!
-//! A [`Checkpoint`] holds the model's weights and the optimizer's moments as burn records
-//! (burnpack bytes, with the parameter ids that key the optimizer state), and the rest as
-//! [`CheckpointState`]: config, step, history and the chapter's [`Chapter::Carry`]. Nothing else
-//! is needed to continue bit for bit: every batch is drawn from the seed's stream at the step's
-//! index ([`crate::rng::stream`]), never from a running generator, and each chapter's fixed
-//! tables are drawn again from the seed.
+//! A [`Checkpoint`] holds the model's weights and the optimizer's moments as burnpack bytes (with
+//! the parameter ids that key the optimizer state), and the rest as [`CheckpointState`]: config,
+//! step, history and the chapter's [`Chapter::Carry`]. Nothing else is needed to continue bit for
+//! bit: every batch is drawn from the seed's stream at the step's index ([`crate::rng::stream`]),
+//! never from a running generator, and each chapter's fixed tables are drawn again from the seed.
+//! [`Trainer::checkpoint_async`] reads the tensors back in one transaction, so it works on WebGPU
+//! in the browser; natively [`Trainer::checkpoint`] waits for it.
+//!
+//! [`Checkpoint::to_file`] packs the three parts into one file (see [`FILE_MAGIC`]);
+//! [`crate::run::Run::from_file`] reads it back for whichever chapter it holds.
 
 use super::{Chapter, Status, Trainer};
 use crate::config::RunConfig;
@@ -37,6 +42,10 @@ pub struct CheckpointState<R, S, K> {
     /// The chapter's carried state ([`Chapter::carry`]; absent in chapter 1's older files).
     #[serde(default)]
     pub carry: K,
+    /// Whether the run had finished (its last step evaluated); absent in older files, which the
+    /// CLI wrote of running trainers only.
+    #[serde(default)]
+    pub finished: bool,
 }
 
 impl<
@@ -58,47 +67,160 @@ impl<
 }
 
 impl<C: Chapter> Trainer<C> {
-    /// The run's whole state, to continue it later with [`Trainer::from_checkpoint`]. Only a
-    /// running trainer has one (a finished or diverged run has nothing left to continue).
+    /// The run's whole state, to continue it later with [`Trainer::from_checkpoint`]: weights and
+    /// moments read back in one transaction (on WebGPU, one wait for the GPU). A running or
+    /// finished run has one (a finished one continues when `steps` grows); a diverged run has
+    /// nothing worth continuing.
+    pub async fn checkpoint_async(&self) -> Result<Checkpoint<C>, String> {
+        if let Status::Diverged(_) = self.status {
+            return Err("a diverged run cannot be saved (its weights are not finite); reset it".to_string());
+        }
+        // Everything is taken before the first await: the tensors are cloned handles.
+        let state = CheckpointState {
+            config: self.cfg.clone(),
+            step: self.step,
+            history: self.history.clone(),
+            carry: self.chapter.carry(),
+            finished: self.status == Status::Finished,
+        };
+        let saved = self.optim.read(&self.model).await?;
+        Ok(Checkpoint { model: saved.model, optimizer: saved.optimizer, state })
+    }
+
+    /// [`Trainer::checkpoint_async`], waited for (natively). Only a running trainer: the CLI
+    /// checkpoints runs it will continue.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn checkpoint(&self) -> Result<Checkpoint<C>, String> {
         if self.status != Status::Running {
             return Err(format!("only a running trainer can be checkpointed (this one is {:?})", self.status));
         }
-        let model = self.model.clone().into_record().into_bytes().map_err(|e| format!("model record: {e}"))?;
-        let optimizer = self.optim.into_bytes().map_err(|e| format!("optimizer record: {e}"))?;
-        Ok(Checkpoint {
-            model: model.to_vec(),
-            optimizer: optimizer.to_vec(),
-            state: CheckpointState {
-                config: self.cfg.clone(),
-                step: self.step,
-                history: self.history.clone(),
-                carry: self.chapter.carry(),
-            },
-        })
+        crate::tensor::block_on(self.checkpoint_async())
     }
 
-    /// Continues a run from a [`Checkpoint`] on `device`: the next [`Trainer::advance`] computes
-    /// exactly what the checkpointed trainer's next call would have (tests hold the rows equal).
-    /// burn materializes the optimizer state on its default device (the `BURN_DEVICE` variable
-    /// picks it) and moves it to `device` on the first update; the CLI sets `BURN_DEVICE` to the
-    /// run's backend.
+    /// Continues a run from a [`Checkpoint`] on `device` (any backend, whichever it was saved
+    /// on): the next [`Trainer::advance`] computes exactly what the checkpointed trainer's next
+    /// call would have (tests hold the rows equal). A checkpoint at the last step gives a
+    /// finished run, which continues when `steps` grows.
     pub fn from_checkpoint(cp: Checkpoint<C>, device: &burn::tensor::Device) -> Result<Trainer<C>, String> {
         use burn::store::ModuleRecord;
         use burn::tensor::Bytes;
-        let CheckpointState { config, step, history, carry } = cp.state;
-        if step >= config.steps {
+        let CheckpointState { config, step, history, carry, finished } = cp.state;
+        if step > config.steps {
             return Err(format!("the checkpoint is at step {step}, but the run has only {} steps", config.steps));
         }
         let mut t = Trainer::<C>::new(config, device).map_err(|e| e.to_string())?;
         let record =
             ModuleRecord::from_bytes(Bytes::from_bytes_vec(cp.model)).map_err(|e| format!("model record: {e}"))?;
         t.model = t.model.try_load_record(record).map_err(|e| format!("model record: {e}"))?;
-        t.optim =
-            t.optim.from_bytes(Bytes::from_bytes_vec(cp.optimizer)).map_err(|e| format!("optimizer record: {e}"))?;
+        let plain = t.device.clone().inner();
+        t.optim.restore(cp.optimizer, &t.model, &plain)?;
         t.step = step;
+        if finished {
+            t.status = Status::Finished;
+        }
         t.history = history;
         t.chapter.restore(carry);
         Ok(t)
     }
+}
+
+/// The first bytes of a checkpoint file. The file is: this magic, then the format version (u32,
+/// little-endian), then four sections, each a u64 little-endian length and its bytes — a JSON
+/// header ([`FileHeader`]), the model record, the optimizer record, the CBOR
+/// [`CheckpointState`] — then the FNV-1a 64 hash of everything before it (u64 LE), so a cut or
+/// damaged file is refused rather than loaded wrong.
+pub const FILE_MAGIC: &[u8; 16] = b"PLATEAU-MODEL\0\0\0";
+
+/// The version of the checkpoint file format.
+pub const FILE_VERSION: u32 = 1;
+
+/// What a checkpoint file says of itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileHeader {
+    /// The engine that wrote it (`CARGO_PKG_VERSION`): another version's file is refused, as its
+    /// model or rows may differ.
+    pub engine: String,
+    /// The run's experiment (`mws`, `anchors`, …: the URL value), which picks the chapter.
+    pub experiment: String,
+    /// Updates done.
+    pub step: usize,
+    /// The run's length.
+    pub steps: usize,
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+impl<C: Chapter> Checkpoint<C> {
+    /// The whole checkpoint as one file (see [`FILE_MAGIC`]).
+    pub fn to_file(&self) -> Vec<u8> {
+        let header = FileHeader {
+            engine: env!("CARGO_PKG_VERSION").to_string(),
+            experiment: self.state.config.experiment.name().to_string(),
+            step: self.state.step,
+            steps: self.state.config.steps,
+        };
+        let mut out = FILE_MAGIC.to_vec();
+        out.extend_from_slice(&FILE_VERSION.to_le_bytes());
+        let header = serde_json::to_vec(&header).expect("plain JSON");
+        for part in [&header[..], &self.model, &self.optimizer, &self.state.to_bytes()] {
+            out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            out.extend_from_slice(part);
+        }
+        let hash = fnv1a(&out);
+        out.extend_from_slice(&hash.to_le_bytes());
+        out
+    }
+
+    /// Reads [`Checkpoint::to_file`]'s bytes of this chapter back.
+    pub fn from_file(bytes: &[u8]) -> Result<Checkpoint<C>, String> {
+        let (_, [model, optimizer, state]) = read_file(bytes)?;
+        Ok(Checkpoint { model, optimizer, state: CheckpointState::from_bytes(&state)? })
+    }
+}
+
+/// Splits a checkpoint file into its header and its three byte sections, checking the magic, the
+/// format version, the engine version, every length and the hash; each refusal says why.
+pub fn read_file(bytes: &[u8]) -> Result<(FileHeader, [Vec<u8>; 3]), String> {
+    if bytes.len() < FILE_MAGIC.len() + 4 || &bytes[..FILE_MAGIC.len()] != FILE_MAGIC {
+        return Err("not a Plateau model file (it does not start as one)".to_string());
+    }
+    if bytes.len() < FILE_MAGIC.len() + 4 + 8 {
+        return Err("the file is damaged (it is cut short)".to_string());
+    }
+    let (body, tail) = bytes.split_at(bytes.len() - 8);
+    if fnv1a(body) != u64::from_le_bytes(tail.try_into().expect("8 bytes")) {
+        return Err("the file is damaged (its checksum does not match its contents)".to_string());
+    }
+    let version = u32::from_le_bytes(body[16..20].try_into().expect("4 bytes"));
+    if version != FILE_VERSION {
+        return Err(format!("the file is in format version {version}; this page reads version {FILE_VERSION}"));
+    }
+    let mut at = 20;
+    let mut parts: Vec<Vec<u8>> = vec![];
+    for _ in 0..4 {
+        let len = body.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let part = len.and_then(|n| body.get(at + 8..(at + 8).checked_add(usize::try_from(n).ok()?)?));
+        let Some(part) = part else { return Err("the file is damaged (a section runs past its end)".to_string()) };
+        at += 8 + part.len();
+        parts.push(part.to_vec());
+    }
+    if at != body.len() {
+        return Err("the file is damaged (bytes after its last section)".to_string());
+    }
+    let header: FileHeader =
+        serde_json::from_slice(&parts[0]).map_err(|e| format!("the file's header is not readable: {e}"))?;
+    if header.engine != env!("CARGO_PKG_VERSION") {
+        return Err(format!(
+            "the file was written by Plateau {}; this is version {}, whose models or rows may differ",
+            header.engine,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    let state = parts.pop().expect("four parts");
+    let optimizer = parts.pop().expect("four parts");
+    let model = parts.pop().expect("four parts");
+    Ok((header, [model, optimizer, state]))
 }

@@ -20,17 +20,19 @@
 //! have rows.
 //!
 //! Values are read back with `into_data_async`, so the same code runs on WebGPU in the browser;
-//! natively, [`crate::tensor::block_on`] drives it. Natively a running trainer can be saved and
-//! resumed bit for bit ([`checkpoint`]).
+//! natively, [`crate::tensor::block_on`] drives it. A running trainer can be saved and resumed bit
+//! for bit on any backend, the page's WebGPU included ([`checkpoint`]; the optimizer's state is
+//! the project's own, [`optim`], so that it can be read asynchronously).
 
-#[cfg(not(target_arch = "wasm32"))]
 pub mod checkpoint;
+pub mod optim;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::history::{AtStep, History};
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Tensor};
+pub use optim::Optim;
 
 /// Where a run stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,19 +75,20 @@ pub fn set_live_param(
 }
 
 /// Adam as chapter 1 uses it (the paper's code): betas (0.9, 0.999), ε 1e-8, no weight decay.
-pub fn adam() -> ModuleOptimizer {
-    AdamConfig::new().with_beta_1(0.9).with_beta_2(0.999).with_epsilon(1e-8).init()
+pub fn adam() -> Optim {
+    Optim::adam(&AdamConfig::new().with_beta_1(0.9).with_beta_2(0.999).with_epsilon(1e-8))
 }
 
 /// AdamW as chapters 2 and 3 use it: betas (0.9, 0.999), ε 1e-8 (PyTorch's defaults), the
 /// config's weight decay, constant learning rate, no clipping.
-pub fn adamw(cfg: &RunConfig) -> ModuleOptimizer {
-    burn::optim::AdamWConfig::new()
-        .with_beta_1(0.9)
-        .with_beta_2(0.999)
-        .with_epsilon(1e-8)
-        .with_weight_decay(cfg.weight_decay as f32)
-        .init()
+pub fn adamw(cfg: &RunConfig) -> Optim {
+    Optim::adamw(
+        &burn::optim::AdamWConfig::new()
+            .with_beta_1(0.9)
+            .with_beta_2(0.999)
+            .with_epsilon(1e-8)
+            .with_weight_decay(cfg.weight_decay as f32),
+    )
 }
 
 /// The result of a chapter's training forward at one step.
@@ -137,7 +140,7 @@ pub trait Chapter: Sized {
     /// (weights from the seed's `Init` stream) on `device` (an autodiff device).
     fn build(cfg: &RunConfig, device: &Device) -> (Self, Self::Model);
     /// The optimizer ([`adamw`] unless the paper says otherwise).
-    fn optimizer(cfg: &RunConfig) -> ModuleOptimizer {
+    fn optimizer(cfg: &RunConfig) -> Optim {
         adamw(cfg)
     }
     /// The learning rate of the update after step `s` (the config's linear warm-up by default).
@@ -185,7 +188,7 @@ pub struct Trainer<C: Chapter> {
     device: Device,
     chapter: C,
     model: C::Model,
-    optim: ModuleOptimizer,
+    optim: Optim,
     step: usize,
     status: Status,
     /// Everything recorded so far.

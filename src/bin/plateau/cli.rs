@@ -32,12 +32,13 @@ use plateau::history::Row;
 use plateau::run::Run;
 use plateau::tensor::block_on;
 use plateau::train::{Chapter, Status, Trainer};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
 mod bench_cmd;
+mod output;
 mod parity;
 mod reproduce;
 mod reproduce_anchors;
@@ -60,15 +61,73 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
     STOP_SIGNAL.store(sig, Ordering::SeqCst);
 }
 
+/// Whether the main thread has seen the stop signal (between two steps) and is finishing itself.
+static STOP_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// How long a stop signal waits for the main thread to notice it between two steps before the
+/// watchdog finishes the row stream itself.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// From now on SIGINT (Ctrl-C) and SIGTERM stop training at the next step instead of killing the
 /// process, so that the rows recorded so far are kept; the exit status is then `128 + signal`
 /// (130, 143).
+///
+/// One step can take far longer than a reader waits (`--n 32 --eval-batch 4096` evaluates for
+/// seconds): a watchdog thread gives the main thread [`STOP_GRACE`] to notice the signal, and if
+/// it has not, renames the row stream's `.partial` file (every finished row is already flushed to
+/// it) and exits with `128 + signal` itself, so a stop never waits for a step to end.
 fn install_stop_handlers() {
     // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, on_stop_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
     }
+    static WATCHDOG: std::sync::Once = std::sync::Once::new();
+    WATCHDOG.call_once(|| {
+        std::thread::spawn(|| loop {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let sig = stop_signal();
+            if sig == 0 {
+                continue;
+            }
+            let t = Instant::now();
+            while t.elapsed() < STOP_GRACE {
+                if STOP_SEEN.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            // Waits for a write in progress; then no row can be written any more.
+            let pending = pending();
+            if STOP_SEEN.load(Ordering::SeqCst) {
+                return;
+            }
+            match pending.as_ref() {
+                Some(p) => {
+                    let renamed = if p.tmp == p.out { Ok(()) } else { output::rename_partial(&p.tmp, &p.out) };
+                    match renamed {
+                        Ok(()) => eprintln!(
+                            "stopped by signal {sig} in the middle of a step (its evaluation was cut): {} rows → {}",
+                            p.rows, p.out
+                        ),
+                        Err(CliError(msg)) => eprintln!("stopped by signal {sig}: {msg}"),
+                    }
+                }
+                None => eprintln!("stopped by signal {sig}"),
+            }
+            std::process::exit(128 + sig);
+        });
+    });
+}
+
+/// Whether a stop signal came; once the main thread has asked (between two steps), it finishes
+/// the run itself and the watchdog of [`install_stop_handlers`] stands down.
+fn stop_requested() -> bool {
+    let stop = stop_signal() != 0;
+    if stop {
+        STOP_SEEN.store(true, Ordering::SeqCst);
+    }
+    stop
 }
 
 /// The stop signal received so far (0 when none).
@@ -76,19 +135,34 @@ fn stop_signal() -> i32 {
     STOP_SIGNAL.load(Ordering::SeqCst)
 }
 
-/// A CSV written while the run trains: rows go to `{out}.partial` as they are evaluated (flushed
-/// at once), and [`RowSink::finish`] renames it to `out`, so `out` is never a cut file and a run
-/// that is stopped or diverges still leaves every row it recorded.
-struct RowSink {
-    out: String,
+/// The row stream a stop must finish when the main thread cannot (see [`install_stop_handlers`]):
+/// where its bytes go, its final name and the rows in it. Locked while rows are written, so a
+/// stop never renames a file in the middle of a write.
+static PENDING: std::sync::Mutex<Option<Pending>> = std::sync::Mutex::new(None);
+
+struct Pending {
     tmp: String,
-    file: std::io::BufWriter<std::fs::File>,
+    out: String,
+    rows: usize,
+}
+
+fn pending() -> std::sync::MutexGuard<'static, Option<Pending>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A CSV written while the run trains: rows go to `{out}.partial` as they are evaluated (flushed
+/// and checked at once, [`output::Stream`]), and [`RowSink::finish`] renames it to `out`, so `out`
+/// is never a cut file and a run that is stopped or diverges still leaves every row it recorded.
+struct RowSink {
+    stream: output::Stream,
     /// Rows of the current run already written.
     written: usize,
     /// `"{seed},"` before every line of a multi-seed file (`--seeds`), else empty.
     prefix: String,
     /// The lines of the seeds already finished (multi-seed files), for a rewrite.
     earlier: String,
+    /// How many rows `earlier` holds.
+    earlier_rows: usize,
     /// Whether the header is in the file.
     header: bool,
 }
@@ -97,15 +171,14 @@ impl RowSink {
     /// Creates `{out}.partial` (an error names `out` when its folder is missing or not writable:
     /// checked before anything trains).
     fn create(out: &str) -> Result<RowSink, CliError> {
-        let tmp = format!("{out}.partial");
-        let file = std::fs::File::create(&tmp).map_err(|e| CliError(format!("cannot write {out}: {e}")))?;
+        let stream = output::Stream::create(out)?;
+        *pending() = Some(Pending { tmp: stream.tmp.clone(), out: stream.out.clone(), rows: 0 });
         Ok(RowSink {
-            out: out.to_string(),
-            tmp,
-            file: std::io::BufWriter::new(file),
+            stream,
             written: 0,
             prefix: String::new(),
             earlier: String::new(),
+            earlier_rows: 0,
             header: false,
         })
     }
@@ -115,6 +188,7 @@ impl RowSink {
     fn next_seed(&mut self, seed: u64, finished: Option<&Run>) {
         if let Some(run) = finished {
             self.earlier.push_str(&self.prefixed(&run.csv_rows_from(0)));
+            self.earlier_rows += run.row_count();
         }
         self.prefix = format!("{seed},");
         self.written = 0;
@@ -131,12 +205,11 @@ impl RowSink {
         if n == self.written && self.header {
             return Ok(());
         }
-        let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.tmp));
+        // Held while writing: a stop waits for a whole write (see `install_stop_handlers`).
+        let mut pending = pending();
         let mut text = String::new();
         if n < self.written {
-            self.file.flush().map_err(err)?;
-            let f = std::fs::File::create(&self.tmp).map_err(err)?;
-            self.file = std::io::BufWriter::new(f);
+            self.stream.restart()?;
             self.written = 0;
             self.header = false;
         }
@@ -150,19 +223,20 @@ impl RowSink {
             self.header = true;
         }
         text.push_str(&self.prefixed(&run.csv_rows_from(self.written)));
-        self.file.write_all(text.as_bytes()).map_err(err)?;
-        self.file.flush().map_err(err)?;
+        self.stream.write(&text)?;
         self.written = n;
+        if let Some(p) = pending.as_mut() {
+            p.rows = self.earlier_rows + n;
+        }
         Ok(())
     }
 
     /// Writes what is left, syncs and renames the file to its final name.
     fn finish(mut self, run: &Run) -> Result<(), CliError> {
         self.update(run)?;
-        let err = |e: std::io::Error| CliError(format!("cannot write {}: {e}", self.out));
-        self.file.flush().map_err(err)?;
-        self.file.get_ref().sync_all().map_err(err)?;
-        std::fs::rename(&self.tmp, &self.out).map_err(err)
+        let mut pending = pending();
+        *pending = None;
+        self.stream.finish()
     }
 }
 
@@ -485,7 +559,7 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
             if embeddings.is_some() {
                 return Err(CliError("--embeddings writes one run's snapshots: not with --seeds".into()));
             }
-            Some(plateau::seeds::parse_seeds(text).map_err(CliError)?)
+            Some(plateau::seeds::parse_seeds_flag("seeds", text).map_err(CliError)?)
         }
     };
     let kind = flags.backend()?;
@@ -508,13 +582,13 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
         sink.next_seed(seed, runs.last());
         drive(&mut run, quiet, &format!("seed {seed}"), &mut |r| {
             sink.update(r)?;
-            Ok(stop_signal() == 0)
+            Ok(!stop_requested())
         })?;
         sink.update(&run)?;
         if matches!(run.status(), Status::Diverged(_)) {
             diverged += 1;
         }
-        let stopped = stop_signal() != 0;
+        let stopped = stop_requested();
         runs.push(run);
         if stopped {
             break;
@@ -548,11 +622,15 @@ fn cmd_run(args: &[String]) -> Result<ExitCode, CliError> {
 /// `plateau run` of one seed: rows streamed to `out`, chapter 2's snapshots to `embeddings`.
 fn run_one(flags: &Flags, kind: BackendKind, out: &str, embeddings: Option<&str>) -> Result<ExitCode, CliError> {
     let mut run = Run::new(flags.cfg.clone(), &backend::device(kind))?;
+    // Every output is checked before the first step, not found unwritable after the last.
+    if let Some(path) = embeddings {
+        output::check_writable(path, "embeddings")?;
+    }
     let mut sink = RowSink::create(out)?;
     install_stop_handlers();
     let secs = drive(&mut run, flags.get("quiet").is_some(), "run", &mut |r| {
         sink.update(r)?;
-        Ok(stop_signal() == 0)
+        Ok(!stop_requested())
     })?;
     sink.finish(&run)?;
     if stop_signal() != 0 {
@@ -560,8 +638,7 @@ fn run_one(flags: &Flags, kind: BackendKind, out: &str, embeddings: Option<&str>
         return Ok(ExitCode::from((128 + stop_signal()) as u8));
     }
     if let (Some(path), Run::Anchors(t)) = (embeddings, &run) {
-        std::fs::write(path, plateau::chapters::anchors::embeddings_csv(&t.history.snapshots))
-            .map_err(|e| CliError(format!("cannot write {path}: {e}")))?;
+        output::write_file(path, plateau::chapters::anchors::embeddings_csv(&t.history.snapshots).as_bytes())?;
         eprintln!("{} embedding snapshots → {path}", t.history.snapshots.len());
     }
     eprintln!(
@@ -631,6 +708,7 @@ fn keep_freed_buffers() {
 /// Runs the CLI on the process arguments.
 pub fn main() -> ExitCode {
     keep_freed_buffers();
+    output::ignore_file_size_signal();
     // `std::env::args` panics on an argument that is not UTF-8: read them raw and refuse such an
     // argument with a message instead.
     let mut args: Vec<String> = vec![];
@@ -675,12 +753,24 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// A non-negative integer flag.
-fn count_flag(flags: &Flags, key: &str, default: usize) -> Result<usize, CliError> {
-    match flags.get(key) {
-        None => Ok(default),
-        Some(v) => v.trim().parse().map_err(|_| CliError(format!("--{key}: {v:?} is not a whole number of steps"))),
+/// The largest value of every step-count flag of the commands (`--checkpoint-every`,
+/// `--after-drop`, `--memory-steps`, `--brief-until`): the schema's largest `steps`.
+const MAX_STEPS: u64 = 1_000_000;
+
+/// A whole-number flag of a command (not a schema key, whose ranges the schema checks) in
+/// `min..=max`, `default` when absent. Anything else (junk, a fraction, a sign, a number past the
+/// range or past any integer type) is refused with the flag named and its range.
+fn int_flag(flags: &Flags, key: &str, default: u64, min: u64, max: u64) -> Result<u64, CliError> {
+    let Some(v) = flags.get(key) else { return Ok(default) };
+    match v.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(CliError(format!("--{key} {v:?}: allowed a whole number from {min} to {max}"))),
     }
+}
+
+/// `--stop-after N` (at least 1 step), `None` when absent.
+fn stop_after_flag(flags: &Flags) -> Result<Option<usize>, CliError> {
+    flags.get("stop-after").map(|_| int_flag(flags, "stop-after", 1, 1, 1_000_000_000).map(|n| n as usize)).transpose()
 }
 
 fn list_flag(flags: &Flags, key: &str, default: &str) -> Result<Vec<f64>, CliError> {
@@ -692,15 +782,30 @@ fn list_flag(flags: &Flags, key: &str, default: &str) -> Result<Vec<f64>, CliErr
         .collect()
 }
 
+/// Replaces section `name` of the Markdown file `out` (created when missing) with `body`; the
+/// file is rewritten whole or not at all ([`output::write_file`]).
 fn write_section(out: &str, name: &str, body: &str) -> Result<(), CliError> {
+    check_document(out, "out")?;
     let doc = std::fs::read_to_string(out).unwrap_or_else(|_| {
         "# Reproduction\n\nEvery section below is generated by a command from real runs; none is edited by hand. \
          Where the project differs from a paper, the section says so.\n"
             .to_string()
     });
-    std::fs::write(out, plateau::report::replace_section(&doc, name, body))?;
+    output::write_file(out, plateau::report::replace_section(&doc, name, body).as_bytes())?;
     eprintln!("wrote section {name} of {out}");
     Ok(())
+}
+
+/// Checks that `--{flag}` (a Markdown document that is read, then rewritten with a new section:
+/// `REPRODUCTION.md`, `BENCHMARKS.md`) is a regular file or can become one: a device such as
+/// `/dev/full` would be read without end.
+fn check_document(path: &str, flag: &str) -> Result<(), CliError> {
+    match output::kind(path) {
+        output::Kind::Special | output::Kind::Dir => {
+            Err(CliError(format!("--{flag} {path}: not a regular file (its sections are read and rewritten)")))
+        }
+        _ => output::check_writable(path, flag),
+    }
 }
 
 /// A `--KEY a,b` flag that picks some of `known` (a configuration table's slugs): `None` when
@@ -736,13 +841,23 @@ fn apply_max_memory(flags: &Flags) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--seeds` as non-negative integers (an error names a value that is not one).
+/// `--seeds` as a comma list of seeds, each a whole number in the schema's `seed` range.
 fn seed_list(flags: &Flags, default: &str) -> Result<Vec<u64>, CliError> {
+    seed_list_of(flags, "seeds", default)
+}
+
+/// A flag that lists seeds (`--seeds`, `--fresh-seeds`): each a whole number in the schema's
+/// `seed` range; an error names the flag and the value.
+fn seed_list_of(flags: &Flags, key: &str, default: &str) -> Result<Vec<u64>, CliError> {
+    let max = plateau::seeds::MAX_SEED;
     flags
-        .get("seeds")
+        .get(key)
         .unwrap_or(default)
         .split(',')
-        .map(|v| v.trim().parse::<u64>().map_err(|_| CliError(format!("--seeds: {v:?} is not a non-negative integer"))))
+        .map(|v| match v.trim().parse::<u64>() {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(CliError(format!("--{key}: {v:?} is not a seed (a whole number from 0 to {max})"))),
+        })
         .collect()
 }
 

@@ -16,7 +16,6 @@ use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32, read_i64};
 use crate::train::{Chapter, Forward, Observed, Trainer};
-use burn::optim::ModuleOptimizer;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
@@ -87,7 +86,7 @@ impl Chapter for Plateau {
         (Plateau { mask: None }, model)
     }
 
-    fn optimizer(_cfg: &RunConfig) -> ModuleOptimizer {
+    fn optimizer(_cfg: &RunConfig) -> crate::train::Optim {
         crate::train::adam()
     }
 

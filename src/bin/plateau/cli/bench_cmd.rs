@@ -23,6 +23,11 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             "torch-second",
         ],
     )?;
+    // `--write FILE` (BENCHMARKS.md: a section is kept, the rest rewritten) is checked before
+    // minutes of measuring.
+    if let Some(path) = flags.get("write") {
+        check_document(path, "write")?;
+    }
     if flags.get("suite") == Some("gpu") {
         return gpu_suite(args, &flags);
     }
@@ -43,11 +48,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     // `--torch-second CMD`: another PyTorch (scripts/bench.sh: Debian's, beside pip's reference).
     let torch_second = flags.get("torch-second").filter(|v| !off(v)).map(str::to_string);
     let wasm = flags.get("wasm").unwrap_or("www/pkg/plateau_bg.wasm").to_string();
-    let memory_steps: usize = match flags.get("memory-steps") {
-        Some(v) => v.parse().map_err(|_| CliError(format!("--memory-steps {v:?}: allowed an integer ≥ 0")))?,
-        None if full => 10_000,
-        None => 0,
-    };
+    let memory_steps = int_flag(&flags, "memory-steps", if full { 10_000 } else { 0 }, 0, MAX_STEPS)? as usize;
     let one_thread = match flags.get("one-thread").unwrap_or("yes") {
         "yes" => true,
         "no" => false,
@@ -181,7 +182,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             None => bench::no_gpu_section(&backend::adapters()),
         };
         text = bench::with_gpu_section(&text, &gpu);
-        std::fs::write(path, &text).map_err(|e| CliError(format!("--write {path}: {e}")))?;
+        output::write_file(path, text.as_bytes())?;
         eprintln!("bench: wrote {path}");
     }
     print!("{text}");
@@ -233,8 +234,7 @@ fn gpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     print!("{body}");
     if let Some(path) = flags.get("write") {
         let old = std::fs::read_to_string(path).unwrap_or_default();
-        std::fs::write(path, bench::with_gpu_section(&old, &body))
-            .map_err(|e| CliError(format!("--write {path}: {e}")))?;
+        output::write_file(path, bench::with_gpu_section(&old, &body).as_bytes())?;
         eprintln!("gpu-check: wrote the GPU section of {path}");
     }
     Ok(ExitCode::SUCCESS)

@@ -13,6 +13,7 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::rng::{stream, Stream};
     let flags = parse_flags(args, &["out", "backend", "quiet"])?;
     let out = flags.get("out").ok_or_else(|| CliError("parity-dump needs --out FILE.json".into()))?.to_string();
+    output::check_writable(&out, "out")?;
     let mut cfg = flags.cfg.clone();
     if !matches!(cfg.experiment, plateau::config::Task::Mws | plateau::config::Task::PrefixSum) {
         return Err(CliError("parity-dump runs chapter 1 (mws, prefix-sum) only".into()));
@@ -62,7 +63,7 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
         // Every metric of the evaluation steps (`MetricRow`), for the transcription's metrics.
         "eval_rows": eval_steps.iter().map(|&s| rows.iter().find(|r| r.step == s)).collect::<Vec<_>>(),
     });
-    std::fs::write(&out, serde_json::to_string(&doc)?)?;
+    output::write_file(&out, serde_json::to_string(&doc)?.as_bytes())?;
     eprintln!("parity-dump: wrote {out} ({} steps, {} parameter tensors)", cfg.steps, params.len());
     Ok(ExitCode::SUCCESS)
 }

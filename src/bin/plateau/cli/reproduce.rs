@@ -41,6 +41,12 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         ],
     )?;
     apply_max_memory(&flags)?;
+    // Every output is checked before anything trains: the document, and the folder of runs.
+    check_document(flags.get("out").unwrap_or("REPRODUCTION.md"), "out")?;
+    let csv_dir = flags.get("csv-dir").unwrap_or("results");
+    if matches!(output::kind(csv_dir), output::Kind::File | output::Kind::Special) {
+        return Err(CliError(format!("--csv-dir {csv_dir}: not a folder")));
+    }
     if flags.get("against-transcription").is_none() {
         let only = ["after-drop", "transcription-dir", "early-seeds", "early-dir", "early-transcription-dir"];
         if let Some(f) = only.into_iter().find(|f| flags.get(f).is_some()) {
@@ -56,11 +62,6 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             return Err(CliError(format!("--{f} is for the chapter 1 sweep")));
         }
     }
-    if std::env::var_os("BURN_DEVICE").is_none() {
-        // burn loads a checkpoint's optimizer state on its default device: make that the run's
-        // backend (no thread has started yet; see `Trainer::from_checkpoint`).
-        std::env::set_var("BURN_DEVICE", flags.backend()?.flag());
-    }
     if flags.get("against-transcription").is_some() {
         return reproduce_seeds(&flags, args);
     }
@@ -72,15 +73,14 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     }
     let seeds = seed_list(&flags, "0,1,2")?;
     let cs = list_flag(&flags, "cs", "0.5,1,2.5,10")?;
-    let long: usize = match flags.get("long-factor").unwrap_or("5").parse::<usize>() {
-        Ok(k) if k >= 1 => k,
-        _ => {
-            return Err(CliError(format!(
-                "--long-factor {:?}: a whole number ≥ 1 (runs with c < 1 train that many times --steps)",
-                flags.get("long-factor").unwrap_or_default()
-            )))
-        }
-    };
+    // Runs with c < 1 train `--long-factor` times `--steps`: the product must be a valid `steps`.
+    let long = int_flag(&flags, "long-factor", 5, 1, MAX_STEPS)? as usize;
+    if flags.cfg.steps.checked_mul(long).is_none_or(|n| n as u64 > MAX_STEPS) {
+        return Err(CliError(format!(
+            "--long-factor {long}: runs with c < 1 train {long} × --steps {} steps, over the largest --steps ({MAX_STEPS})",
+            flags.cfg.steps
+        )));
+    }
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
@@ -92,11 +92,8 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     let finished_only = flags.get("finished-only").is_some();
     // `--checkpoint-every K`: save each run's state every K steps (0: never), so `--resume`
     // continues an interrupted run; `--stop-after N`: train at most N steps in this invocation.
-    let every = count_flag(&flags, "checkpoint-every", 25)?;
-    let mut budget = flags.get("stop-after").map(|_| count_flag(&flags, "stop-after", 0)).transpose()?;
-    if budget == Some(0) {
-        return Err(CliError("--stop-after: at least 1 step".into()));
-    }
+    let every = int_flag(&flags, "checkpoint-every", 25, 0, MAX_STEPS)? as usize;
+    let mut budget = stop_after_flag(&flags)?;
     let mut missing: Vec<String> = vec![];
     let mut diverged = 0;
     for &c in &cs {
@@ -159,13 +156,16 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                 missing.push(format!("c = {c} seed {seed} (checkpointed at step {} of {})", run.step(), cfg.steps));
                 continue;
             }
-            std::fs::write(&path, plateau::history::to_csv(&MetricRow::columns(&cfg), &run.history.rows))?;
+            output::write_file(
+                &path,
+                plateau::history::to_csv(&MetricRow::columns(&cfg), &run.history.rows).as_bytes(),
+            )?;
             if let Status::Diverged(msg) = run.status() {
                 // Kept for inspection, recorded as diverged: never reused as finished (`finished_run`
                 // skips it, so `--resume` trains it again) and reported below, exit status 3.
                 let meta =
                     serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "diverged": msg });
-                std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
+                output::write_file(&meta_path, serde_json::to_string_pretty(&meta)?.as_bytes())?;
                 missing.push(format!("c = {c} seed {seed} (diverged at step {})", run.step()));
                 diverged += 1;
                 continue;
@@ -173,7 +173,7 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             let summary = report::summarize(&run.history, cfg.seed, c, secs);
             let meta =
                 serde_json::json!({ "config": cfg, "backend": kind.name(), "date": today(), "summary": summary });
-            std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)?)?;
+            output::write_file(&meta_path, serde_json::to_string_pretty(&meta)?.as_bytes())?;
             summaries.push(summary);
             if std::path::Path::new(&ckpt_dir).exists() {
                 std::fs::remove_dir_all(&ckpt_dir)?;
@@ -275,11 +275,11 @@ pub(super) fn save_checkpoint<C: Chapter>(
     let tmp = format!("{dir}.tmp");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp)?;
-    std::fs::write(format!("{tmp}/model.bpk"), &cp.model)?;
-    std::fs::write(format!("{tmp}/optimizer.bpk"), &cp.optimizer)?;
-    std::fs::write(format!("{tmp}/state.cbor"), cp.state.to_bytes())?;
+    output::write_file(&format!("{tmp}/model.bpk"), &cp.model)?;
+    output::write_file(&format!("{tmp}/optimizer.bpk"), &cp.optimizer)?;
+    output::write_file(&format!("{tmp}/state.cbor"), &cp.state.to_bytes())?;
     let meta = serde_json::json!({ "backend": kind.name(), "step": t.step(), "wall_s": wall_s, "date": today() });
-    std::fs::write(format!("{tmp}/run.json"), serde_json::to_string_pretty(&meta)?)?;
+    output::write_file(&format!("{tmp}/run.json"), serde_json::to_string_pretty(&meta)?.as_bytes())?;
     if std::path::Path::new(dir).exists() {
         std::fs::remove_dir_all(dir)?;
     }
@@ -412,11 +412,8 @@ pub(super) struct Resume {
 impl Resume {
     /// The flags' values (checkpoints every 100 steps by default).
     pub(super) fn from_flags(flags: &Flags) -> Result<Resume, CliError> {
-        let every = count_flag(flags, "checkpoint-every", 100)?;
-        let budget = flags.get("stop-after").map(|_| count_flag(flags, "stop-after", 0)).transpose()?;
-        if budget == Some(0) {
-            return Err(CliError("--stop-after: at least 1 step".into()));
-        }
+        let every = int_flag(flags, "checkpoint-every", 100, 0, MAX_STEPS)? as usize;
+        let budget = stop_after_flag(flags)?;
         Ok(Resume { every, resume: flags.get("resume").is_some(), budget })
     }
 
@@ -492,9 +489,9 @@ pub(super) fn kept_run<R>(
     if let Status::Diverged(msg) = run.status() {
         return Err(CliError(format!("{label}: {msg}")));
     }
-    std::fs::write(&csv, run.csv())?;
+    output::write_file(&csv, run.csv().as_bytes())?;
     let m = serde_json::json!({"config": cfg, "backend": kind.name(), "wall_s": secs});
-    std::fs::write(&meta, serde_json::to_string_pretty(&m).expect("plain JSON"))?;
+    output::write_file(&meta, serde_json::to_string_pretty(&m).expect("plain JSON").as_bytes())?;
     if std::path::Path::new(&ckpt).exists() {
         std::fs::remove_dir_all(&ckpt)?;
     }

@@ -233,7 +233,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     if let Some(p) = &long_paragraph {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        std::fs::write(page, plateau::report::replace_section(&html, "chapter2-long-findings", p))?;
+        output::write_file(&page, plateau::report::replace_section(&html, "chapter2-long-findings", p).as_bytes())?;
         eprintln!("wrote section chapter2-long-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
@@ -247,6 +247,8 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     }
     let seeds = seed_list(flags, "0,1,2")?;
     let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
+    // Read before anything trains, so a bad value is refused at once.
+    let fresh = flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
@@ -293,10 +295,9 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
         && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
     let paragraph = r::anchors_page_paragraph(&runs);
     // `--fresh-seeds`: the seeds the preset was not chosen with, counted on their own.
-    let fresh_line = match flags.get("fresh-seeds") {
-        Some(_) => {
-            let fresh = list_flag(flags, "fresh-seeds", "")?;
-            let only: Vec<_> = runs.iter().filter(|s| fresh.contains(&(s.seed as f64))).cloned().collect();
+    let fresh_line = match fresh {
+        Some(fresh) => {
+            let only: Vec<_> = runs.iter().filter(|s| fresh.contains(&s.seed)).cloned().collect();
             format!(
                 "\nOn the seeds the preset was not chosen with ({}), counted alone:\n\n{}",
                 fresh.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", "),
@@ -332,7 +333,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        std::fs::write(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph))?;
+        output::write_file(&page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter2-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)

@@ -153,11 +153,11 @@ fn engine_run(
         return Err(CliError(format!("{label}: {msg}")));
     }
     let Run::Plateau(t) = run else { unreachable!("chapter 1 runs") };
-    std::fs::write(&csv, plateau::history::to_csv(&MetricRow::columns(cfg), &t.history.rows))?;
+    output::write_file(&csv, plateau::history::to_csv(&MetricRow::columns(cfg), &t.history.rows).as_bytes())?;
     let m = serde_json::json!({
         "config": cfg, "backend": kind.name(), "after_drop": after_drop, "wall_s": secs, "date": today()
     });
-    std::fs::write(&meta, serde_json::to_string_pretty(&m)?)?;
+    output::write_file(&meta, serde_json::to_string_pretty(&m)?.as_bytes())?;
     if std::path::Path::new(&ckpt).exists() {
         std::fs::remove_dir_all(&ckpt)?;
     }
@@ -302,19 +302,17 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
     if base.preset != Preset::Paper || base.experiment != plateau::config::Task::Mws {
         return Err(CliError("--against-transcription compares chapter 1's paper preset: add --preset paper".into()));
     }
-    let seeds = plateau::seeds::parse_seeds(flags.get("seeds").unwrap_or("0..9")).map_err(CliError)?;
-    let after_drop = count_flag(flags, "after-drop", 50)?;
+    let seeds = plateau::seeds::parse_seeds_flag("seeds", flags.get("seeds").unwrap_or("0..9")).map_err(CliError)?;
+    let after_drop = int_flag(flags, "after-drop", 50, 0, MAX_STEPS)? as usize;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results/seeds").to_string();
     let torch_dir = flags.get("transcription-dir").unwrap_or("results/transcription").to_string();
     let kind = flags.backend()?;
     let finished_only = flags.get("finished-only").is_some();
-    let every = count_flag(flags, "checkpoint-every", 25)?;
-    let budget = flags.get("stop-after").map(|_| count_flag(flags, "stop-after", 0)).transpose()?;
-    if budget == Some(0) {
-        return Err(CliError("--stop-after: at least 1 step".into()));
-    }
-    let early_seeds = plateau::seeds::parse_seeds(flags.get("early-seeds").unwrap_or("100..129")).map_err(CliError)?;
+    let every = int_flag(flags, "checkpoint-every", 25, 0, MAX_STEPS)? as usize;
+    let budget = stop_after_flag(flags)?;
+    let early_seeds = plateau::seeds::parse_seeds_flag("early-seeds", flags.get("early-seeds").unwrap_or("100..129"))
+        .map_err(CliError)?;
     let early_dir = flags.get("early-dir").unwrap_or("results/seeds-early").to_string();
     let early_torch_dir = flags.get("early-transcription-dir").unwrap_or("results/transcription-early").to_string();
     let quiet = flags.get("quiet").is_some();

@@ -104,7 +104,10 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     write_section(&out, "chapter3-search", &body)?;
     let page = flags.get("page").unwrap_or("index.html");
     let html = std::fs::read_to_string(page)?;
-    std::fs::write(page, plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph))?;
+    output::write_file(
+        &page,
+        plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph).as_bytes(),
+    )?;
     eprintln!("wrote section chapter3-search-findings of {page}");
     Ok(ExitCode::SUCCESS)
 }
@@ -119,11 +122,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     }
     let seeds = seed_list(flags, "0,1,2")?;
     let strength = list_flag(flags, "strength", "0.1")?[0];
-    let brief = list_flag(flags, "brief-until", "200")?[0];
-    if !(brief.is_finite() && brief >= 1.0 && brief.fract() == 0.0) {
-        return Err(CliError(format!("--brief-until: {brief} is not a positive whole step")));
-    }
-    let brief = brief as usize;
+    let brief = int_flag(flags, "brief-until", 200, 1, MAX_STEPS)? as usize;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
     let kind = flags.backend()?;
@@ -202,7 +201,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        std::fs::write(page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph))?;
+        output::write_file(&page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter3-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
