@@ -437,3 +437,43 @@ fn a_seed_band_is_one_filled_polygon_in_its_curves_colour() {
     assert!(polygons[0].contains("#0072b2"), "in the curve's colour: {}", polygons[0]);
     assert!(!lines_svg(&spec(vec![]), 480, 300).unwrap().contains("<polygon"));
 }
+
+/// *Save model* / *Load model* in the browser: a chapter 1 run saved at step 6 and loaded on the
+/// CPU backend gives the straight run's rows bit for bit; saved on WebGPU (SwiftShader: the
+/// weights and moments read back in one transaction, which burn's own record writers cannot do
+/// in a browser) and loaded on the CPU, it keeps the WebGPU run's rows and goes on within the
+/// backends' float noise of the straight CPU run.
+#[wasm_bindgen_test]
+async fn a_model_saved_in_the_browser_loads_on_either_backend_and_continues() {
+    use plateau::run::Run;
+    let (_, cfg) = common::golden_runs().remove(0);
+    let to_end = |mut r: Run| async move {
+        while r.advance().await == Status::Running {}
+        r
+    };
+    let straight = to_end(Run::new(cfg.clone(), &cpu_device()).unwrap()).await;
+    let mut first = Run::new(cfg.clone(), &cpu_device()).unwrap();
+    while first.step() < 6 {
+        first.advance().await;
+    }
+    let bytes = first.save_file().await.unwrap();
+    let loaded = to_end(Run::from_file(&bytes, &cpu_device()).unwrap()).await;
+    assert_eq!(loaded.csv(), straight.csv(), "CPU → CPU: the straight run's rows");
+
+    let gpu = plateau::web::webgpu_device().await.expect("WebGPU device on SwiftShader");
+    let mut on_gpu = Run::new(cfg.clone(), &gpu).unwrap();
+    while on_gpu.step() < 6 {
+        on_gpu.advance().await;
+    }
+    on_gpu.settle().await;
+    let gpu_rows = on_gpu.csv();
+    let bytes = on_gpu.save_file().await.unwrap();
+    let moved = to_end(Run::from_file(&bytes, &cpu_device()).unwrap()).await;
+    let csv = moved.csv();
+    assert!(csv.starts_with(gpu_rows.trim_end()), "the WebGPU run's rows are kept:\n{gpu_rows}\n{csv}");
+    let (worst, _) = common::csv_difference(&csv, &straight.csv()).unwrap();
+    web_sys::console::log_1(
+        &format!("saved on WebGPU, continued on the CPU: largest difference {worst:e} from the CPU run").into(),
+    );
+    assert!(worst < 1e-3, "WebGPU → CPU continues the run (largest difference {worst})");
+}

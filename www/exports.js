@@ -7,11 +7,11 @@ import { setControls } from './controls.js';
 import { $, field, notice } from './dom.js';
 import { chartIds, pageQuery } from './pageflags.js';
 import { runCsv, startRun } from './protocol.js';
-import { chapter, state } from './state.js';
+import { chapter, send, state } from './state.js';
 
 /**
- * Saves `text` as a file named `name`.
- * @param {string} name @param {string} text @param {string} type the MIME type
+ * Saves `text` (or bytes) as a file named `name`.
+ * @param {string} name @param {string | Uint8Array} text @param {string} type the MIME type
  */
 export function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -51,6 +51,19 @@ export function wireExports() {
       notice(`Could not load ${file.name}: ${err.message || err}`);
     }
     field('load').value = '';
+  });
+  // A trained model: the worker writes the run (config, step, weights, optimizer state, rows) as
+  // one file, and reads one back to continue its run on either backend.
+  $('save-model').addEventListener('click', () => {
+    if (!state.runCfg) { notice('No run to save yet.'); return; }
+    send({ type: 'save' });
+  });
+  $('load-model').addEventListener('change', async () => {
+    const file = field('load-model').files[0];
+    field('load-model').value = '';
+    if (!file) return;
+    state.pendingModel = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
+    send({ type: 'inspect', bytes: state.pendingModel.bytes });
   });
   $('embed').addEventListener('click', async () => {
     const code = embedCode();

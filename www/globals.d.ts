@@ -23,6 +23,9 @@ declare global {
       collapsed: { step: number; seconds: number } | null;
       recovered: { step: number; seconds: number } | null;
     } | null;
+    /** On WebGPU: the latest host copy of the run (a model file kept for a device loss): its
+     * step, what it took, how many so far and their total time, its size in bytes. */
+    plateauHostCopy?: { step: number; ms: number; count: number; totalMs: number; bytes: number };
     /** www/bench.html only: the bench's hooks. */
     plateauBench: unknown;
   }

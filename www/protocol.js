@@ -4,7 +4,8 @@
 // the rate, the runs table); a new worker when the engine in the old one failed.
 import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
-import { markPending } from './controls.js';
+import { markPending, setControls } from './controls.js';
+import { download } from './exports.js';
 import { $, notice, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
@@ -46,7 +47,9 @@ export function drawRuns() {
   $('runs').hidden = state.runs.length === 0 && !state.pinned;
 }
 
-export function startRun() {
+/** Starts a new run of `state.cfg`; with `bytes` (a model file whose config `state.cfg` now is),
+ * the run saved in it continues. @param {Uint8Array} [bytes] */
+export function startRun(bytes) {
   recordRun();
   markPending(false);
   state.rows = [];
@@ -76,7 +79,7 @@ export function startRun() {
   state.mainDone = false;
   resetBand();
   state.wantRunning = state.holds.size === 0;
-  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds });
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes });
   syncHolds();
   scheduleDraw(true);
 }
@@ -148,6 +151,27 @@ export function onMessage(e) {
       scheduleDraw(false);
       break;
     case 'notice': notice(msg.message); break;
+    case 'host-copy':
+      // What the WebGPU run's host copies cost (for readers' tools, the tests and the bench).
+      if (msg.run === state.run) window.plateauHostCopy = { step: msg.step, ms: msg.ms, count: msg.count, totalMs: msg.total_ms, bytes: msg.bytes };
+      break;
+    case 'saved':
+      if (msg.run !== state.run) break;
+      download(`plateau-${msg.experiment}-step${msg.step}.plateau`, msg.bytes, 'application/octet-stream');
+      break;
+    case 'model-info': {
+      // The answer about the file chosen under "Load model": continue its run, or say why not
+      // (nothing on the page changes then).
+      const pending = state.pendingModel;
+      state.pendingModel = null;
+      if (!pending) break;
+      if (msg.error) { notice(`Could not load ${pending.name}: ${msg.error}`); break; }
+      state.cfg = msg.info.config;
+      setControls(state.cfg);
+      startRun(pending.bytes);
+      notice(`Loaded ${pending.name}: the run continues from step ${msg.info.step} of ${msg.info.steps}.`);
+      break;
+    }
     case 'error':
       if (!msg.fatal) { showError(msg.message); break; }
       // The engine trapped: that worker is unusable. The rows stay on the charts and in Download

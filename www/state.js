@@ -29,6 +29,7 @@
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
+ *   pendingModel: {bytes: Uint8Array, name: string} | null,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
@@ -60,6 +61,7 @@ export const state = {
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
+  pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1 }, // page-only URL keys
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison

@@ -13,6 +13,9 @@
 //   {type:'set', key, value}           live parameter (c, c-from, lr, …); recorded with the step
 //                                      it was made at, so the band's seeds replay it there
 //   {type:'seeds', seeds}              the seed band's seeds from now on
+//   {type:'save'}                      the run as one model file (see 'saved')
+//   {type:'inspect', bytes}            what a model file holds (see 'model-info')
+//   {type:'start', …, bytes}           with bytes: continue the run saved in that model file
 //   {type:'test', what}                fault injection for the end-to-end tests:
 //                                      'diverge' (infinite learning rate), 'panic' (a panic
 //                                      inside the engine) or 'device-loss' (destroys the WebGPU
@@ -26,14 +29,23 @@
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
+//   {type:'saved', run, bytes, step, experiment}   a model file of the run (Uint8Array)
+//   {type:'host-copy', run, step, ms, count, total_ms, bytes}   on WebGPU: a host copy was taken
+//   {type:'model-info', info, error}   info: {experiment, step, steps, config}; or why not
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
 import init, {
   Session, chooseBackend, forgetWebgpu, installCorpus, corpusLoaded, lmReference,
-  raceSettings, timingConfig, costKey, raceVerdict,
+  raceSettings, timingConfig, costKey, raceVerdict, modelFileInfo,
 } from './pkg/plateau.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
+// On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
+// moment), so that a device loss continues from it on the CPU instead of from step 0. The cadence
+// is set by measurement: a copy is taken at the end of a chunk once the training time since the
+// last copy is at least HOST_COPY_RATIO times what that copy took, so copies cost at most
+// 1/HOST_COPY_RATIO (5 %) of the training time, whatever the model and the GPU.
+const HOST_COPY_RATIO = 20;
 
 let session = null;
 let running = false;
@@ -45,6 +57,8 @@ let mainDone = false; // the run on screen stopped (finished or diverged)
 let mainStep = 0; // the step the run on screen has reached
 let schedule = []; // the live changes of the run: {step, key, value}, in order
 let replayed = schedule.length; // after a restart on the CPU, how many of them the new session has applied
+let hostCopy = null; // on WebGPU: {bytes, step, ms, at}, the run's latest model file (see HOST_COPY_RATIO)
+let hostCopies = { count: 0, ms: 0 }; // the copies of this run: how many, their total time
 // The seed band: the seeds still to train, the session of the one training, how many of the
 // schedule's changes it has applied.
 let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
@@ -146,6 +160,8 @@ async function start(msg) {
   mainStep = 0;
   schedule = [];
   replayed = 0;
+  hostCopy = null;
+  hostCopies = { count: 0, ms: 0 };
   if (msg.config.experiment === 'lm') await loadCorpus();
   const choice = await chooseBackend(msg.backend || '');
   let backend = choice.backend;
@@ -164,16 +180,25 @@ async function start(msg) {
     reason = cached ? `${verdict.reason} (Timed when this model first ran on this page; another chapter, preset or width times again.)` : verdict.reason;
     raced = { webgpu_ms: verdict.webgpu_ms ?? null, cpu_ms: verdict.cpu_ms, cached };
   }
+  // A model file continues its run; otherwise a new run of the config.
+  const open = (b) => (msg.bytes ? Session.load(msg.bytes, b) : Session.create(msg.config, b));
   try {
-    session = await Session.create(msg.config, backend);
+    session = await open(backend);
   } catch (err) {
     if (backend !== 'webgpu') throw err;
     reason = `WebGPU failed to start (${err.message || err}); training runs on the CPU backend instead.`;
     backend = 'cpu';
-    session = await Session.create(msg.config, backend);
+    session = await open(backend);
   }
   const reference = msg.config.experiment === 'lm' ? lmReference() : null;
   post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference, race: raced });
+  if (msg.bytes) {
+    // The loaded run's history, as one chunk; it goes on from its step.
+    const out = session.flush();
+    post({ type: 'chunk', run, ...out });
+    mainStep = out.step;
+    mainDone = out.status !== 'running';
+  }
   running = msg.autoplay !== false;
   post({ type: 'state', running });
 }
@@ -191,18 +216,25 @@ function replayDue(sess, list, from, step) {
   return { applied: i, until: i < list.length ? list[i].step - step : Infinity };
 }
 
-/** After WebGPU fails mid-run: the same run again on the CPU backend, with its live changes
- * replayed at the steps they were made, and a notice. */
+/** After WebGPU fails mid-run: the run continues on the CPU backend from its last host copy
+ * (the model file taken every HOST_COPY_EVERY steps), or from step 0 when there is none yet, with
+ * its live changes after that step replayed at the steps they were made, and a notice. */
 async function restartOnCpu(err) {
-  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run restarts from step 0 on the CPU backend, with the same settings and live changes.` });
+  const copy = hostCopy;
+  const from = copy ? `continues from step ${copy.step} (its last copy on the host)` : 'restarts from step 0';
+  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run ${from} on the CPU backend, with the same settings and live changes.` });
   try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
   session = null;
   devices.length = 0;
   forgetWebgpu();
   const changes = schedule;
-  await start({ ...current, backend: 'cpu', autoplay: running, reason: 'WebGPU failed during the run, so it restarted on the CPU backend.' });
+  const why = copy ? `WebGPU failed during the run, so it continued from step ${copy.step} on the CPU backend.` : 'WebGPU failed during the run, so it restarted on the CPU backend.';
+  await start({ ...current, bytes: copy ? copy.bytes : undefined, backend: 'cpu', autoplay: running, reason: why });
+  // The copy's config already holds the changes made up to its step.
   schedule = changes;
-  replayed = 0;
+  replayed = copy ? changes.filter((c) => c.step <= copy.step).length : 0;
+  // A later restart of this run (a reset is a new start) begins again from the copy.
+  if (copy) current = { ...current, bytes: copy.bytes };
 }
 
 // A failure inside a WebGPU callback (e.g. a lost device) is not a rejection of the pending
@@ -243,6 +275,19 @@ async function chunk(budget, maxSteps) {
   if (out.status !== 'running') {
     mainDone = true;
     if (!band.seeds.length) { running = false; post({ type: 'state', running }); }
+  } else if (session.backend === 'webgpu' && (!hostCopy || performance.now() - hostCopy.at >= HOST_COPY_RATIO * hostCopy.ms)) {
+    const t0 = performance.now();
+    let bytes;
+    try {
+      bytes = await guarded(session.saveModel());
+    } catch (err) {
+      await restartOnCpu(err);
+      return;
+    }
+    const t1 = performance.now();
+    hostCopy = { bytes, step: out.step, ms: t1 - t0, at: t1 };
+    hostCopies = { count: hostCopies.count + 1, ms: hostCopies.ms + (t1 - t0) };
+    post({ type: 'host-copy', run, step: out.step, ms: t1 - t0, count: hostCopies.count, total_ms: hostCopies.ms, bytes: bytes.length });
   }
 }
 
@@ -289,6 +334,19 @@ async function handle(msg) {
       band.seeds = band.seed !== null && msg.seeds.includes(band.seed)
         ? [band.seed, ...msg.seeds.filter((s) => s !== band.seed && !msg.done?.includes(s))]
         : msg.seeds.filter((s) => !msg.done?.includes(s));
+      break;
+    case 'save':
+      if (!session) { post({ type: 'notice', message: 'No run to save yet.' }); break; }
+      try {
+        const bytes = await guarded(session.saveModel());
+        post({ type: 'saved', run, bytes, step: session.step, experiment: current.config.experiment });
+      } catch (err) {
+        post({ type: 'notice', message: `The model could not be saved: ${err.message || err}` });
+      }
+      break;
+    case 'inspect':
+      try { post({ type: 'model-info', info: modelFileInfo(msg.bytes) }); }
+      catch (err) { post({ type: 'model-info', error: err.message || String(err) }); }
       break;
     case 'test':
       if (msg.what === 'device-loss') devices.forEach((d) => d.destroy());

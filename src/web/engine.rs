@@ -222,6 +222,59 @@ fn chunk<R: Serialize, S: Serialize>(
     out
 }
 
+/// The device of a session on `backend`: `"webgpu"`, `"cpu"` (the project's CPU backend) or a
+/// named CPU backend (`"flex"`, `"ndarray"`, which the bench compares) when this build has it.
+async fn session_device(backend: &str) -> Result<Device, JsValue> {
+    Ok(match backend {
+        "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
+        "flex" | "ndarray" => {
+            crate::backend::device(crate::backend::BackendKind::parse(backend).unwrap_or(crate::backend::CPU))
+        }
+        _ => crate::backend::cpu_device(),
+    })
+}
+
+/// The chunk of what `i`'s run recorded since the last one (see [`chunk`]).
+fn pending_chunk(i: &mut Inner) -> JsValue {
+    let (status, message) = match i.trainer.status() {
+        Status::Running => ("running", String::new()),
+        Status::Finished => ("finished", String::new()),
+        Status::Diverged(m) => ("diverged", m.clone()),
+    };
+    let head = (i.trainer.step(), i.trainer.config().steps, status, message);
+    let sent = (&mut i.sent_rows, &mut i.sent_snaps);
+    match &i.trainer {
+        Run::Plateau(t) => chunk(&t.history, sent, head),
+        Run::Anchors(t) => chunk(&t.history, sent, head),
+        Run::Syntax(t) => chunk(&t.history, sent, head),
+        Run::Lm(t) => chunk(&t.history, sent, head),
+    }
+}
+
+/// What a model file holds, without loading it: `{experiment, step, steps, config}` (the config
+/// as the page's state takes it), or an error saying why the file cannot be loaded.
+#[wasm_bindgen(js_name = modelFileInfo)]
+pub fn model_file_info(bytes: Vec<u8>) -> Result<JsValue, JsValue> {
+    let fail = |e: String| js_err(format!("This model file cannot be loaded: {e}."));
+    let (header, [_, _, state]) = crate::train::checkpoint::read_file(&bytes).map_err(fail)?;
+    #[derive(serde::Deserialize)]
+    struct ConfigOnly {
+        config: RunConfig,
+    }
+    let cfg = ciborium::from_reader::<ConfigOnly, _>(&state[..])
+        .map_err(|e| fail(format!("its state is not readable ({e})")))?
+        .config;
+    cfg.validate().map_err(|e| fail(format!("its config is not valid here ({e})")))?;
+    #[derive(Serialize)]
+    struct Info {
+        experiment: String,
+        step: usize,
+        steps: usize,
+        config: RunConfig,
+    }
+    Ok(to_js(&Info { experiment: header.experiment, step: header.step, steps: header.steps, config: cfg }))
+}
+
 #[wasm_bindgen]
 impl Session {
     /// Creates a run from a config (a JS object as produced by `parseQuery(...).config`) on
@@ -231,16 +284,46 @@ impl Session {
     pub async fn create(config: JsValue, backend: String) -> Result<Session, JsValue> {
         let cfg: RunConfig =
             serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
-        let device = match backend.as_str() {
-            "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
-            // A named CPU backend (the bench compares them); "cpu" is the project's choice.
-            "flex" | "ndarray" => {
-                crate::backend::device(crate::backend::BackendKind::parse(&backend).unwrap_or(crate::backend::CPU))
-            }
-            _ => crate::backend::cpu_device(),
-        };
+        let device = session_device(&backend).await?;
         let trainer = Run::new(cfg, &device).map_err(js_err)?;
         Ok(Session { inner: Rc::new(RefCell::new(Inner { trainer, sent_rows: 0, sent_snaps: 0 })), backend })
+    }
+
+    /// Continues the run saved in `bytes` (a file of [`Session::save_model`], from either backend)
+    /// on `backend`; the first [`Session::flush`] or chunk carries its whole history. Rejects a
+    /// file of another version or a damaged one with a message that says which.
+    pub async fn load(bytes: Vec<u8>, backend: String) -> Result<Session, JsValue> {
+        let device = session_device(&backend).await?;
+        let trainer =
+            Run::from_file(&bytes, &device).map_err(|e| js_err(format!("This model file cannot be loaded: {e}.")))?;
+        Ok(Session { inner: Rc::new(RefCell::new(Inner { trainer, sent_rows: 0, sent_snaps: 0 })), backend })
+    }
+
+    /// The run as one file (config, step, weights, optimizer state, rows; see
+    /// `train::checkpoint`): resolves to a `Uint8Array`. On WebGPU the weights are read back in
+    /// one transaction (one wait for the GPU). Do not call other methods while it is pending.
+    #[wasm_bindgen(js_name = saveModel)]
+    #[allow(clippy::await_holding_refcell_ref)] // as in `run_for`: the worker never calls in meanwhile
+    pub fn save_model(&self) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let guard = inner.try_borrow().map_err(|_| js_err("session is busy"))?;
+            let bytes = guard.trainer.save_file().await.map_err(js_err)?;
+            Ok(js_sys::Uint8Array::from(&bytes[..]).into())
+        })
+    }
+
+    /// The rows and snapshots not sent yet, as a chunk `{step, steps, status, message, rows,
+    /// snapshots}`, without training (a loaded run's history).
+    pub fn flush(&self) -> Result<JsValue, JsValue> {
+        let mut guard = self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+        Ok(pending_chunk(&mut guard))
+    }
+
+    /// Updates done.
+    #[wasm_bindgen(getter)]
+    pub fn step(&self) -> usize {
+        self.inner.borrow().trainer.step()
     }
 
     /// `"webgpu"` or `"cpu"`.
@@ -291,20 +374,7 @@ impl Session {
             // One wait for the steps queued since the last evaluation (on WebGPU they were only
             // enqueued): the chunk's time is the GPU's too, and a divergence shows now.
             guard.trainer.settle().await;
-            let i = &mut *guard;
-            let (status, message) = match i.trainer.status() {
-                Status::Running => ("running", String::new()),
-                Status::Finished => ("finished", String::new()),
-                Status::Diverged(m) => ("diverged", m.clone()),
-            };
-            let head = (i.trainer.step(), i.trainer.config().steps, status, message);
-            let sent = (&mut i.sent_rows, &mut i.sent_snaps);
-            Ok(match &i.trainer {
-                Run::Plateau(t) => chunk(&t.history, sent, head),
-                Run::Anchors(t) => chunk(&t.history, sent, head),
-                Run::Syntax(t) => chunk(&t.history, sent, head),
-                Run::Lm(t) => chunk(&t.history, sent, head),
-            })
+            Ok(pending_chunk(&mut guard))
         })
     }
 

@@ -5,8 +5,11 @@
 //      read back once per chunk), says what to change, and keeps its history visible and
 //      exportable;
 //   2. a WebGPU device lost mid-run (a real GPUDevice.destroy() on the device the engine
-//      requested, through the worker's test hook) restarts the run on the CPU backend with a
-//      notice, and training goes on;
+//      requested, through the worker's test hook) continues the run on the CPU backend from its
+//      last host copy with a notice, its rows up to the copy kept, and training goes on;
+//   2b. Save model writes the run as one file; Load model continues it with the rows a straight
+//      run gives (bit for bit on the same backend); a damaged file is refused with a message and
+//      nothing on the page changes;
 //   3. a panic inside the engine (a wasm trap) keeps the rows on the charts and in Download CSV,
 //      starts a fresh worker, and Reset trains again;
 //   4. a chart whose drawing fails says so in its own card while the others keep drawing;
@@ -16,7 +19,7 @@
 // The injection payloads and the no-network check are in share.test.mjs.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -103,7 +106,7 @@ test('a chart that fails to draw says so in its card and the others keep drawing
   });
 });
 
-test('a WebGPU device lost mid-run restarts the run on the CPU backend', { timeout: TEST_TIMEOUT }, async (t) => {
+test('a WebGPU device lost mid-run continues from its last host copy on the CPU backend', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, errors, run } = await openPage('device-loss', { query: '?backend=webgpu&steps=400' });
   await run(async () => {
     await waitFn(page, () => /backend/i.test(document.querySelector('#backend').textContent));
@@ -119,17 +122,26 @@ test('a WebGPU device lost mid-run restarts the run on the CPU backend', { timeo
     await page.keyboard.press('End');
     for (let i = 0; i < 150; i += 1) await page.keyboard.press('ArrowLeft');
     const c = parseFloat(await text(page, '#c-out'));
+    // A host copy past the first steps: what the run continues from.
+    await waitFn(page, () => window.plateauHostCopy && window.plateauHostCopy.step >= 2);
+    const copy = await page.evaluate(() => window.plateauHostCopy);
+    t.diagnostic(`host copies before the loss: ${JSON.stringify(copy)}`);
+    const before = await page.evaluate(() => Number(document.querySelector('#step').textContent));
     await page.evaluate(() => window.plateauTest('device-loss'));
     await waitFn(page, () => document.querySelector('#notices').textContent.includes('WebGPU stopped working'));
-    assert.match(await text(page, '#notices'), /restarts from step 0 on the CPU backend, with the same settings and live changes/);
+    const from = Number((/continues from step (\d+) \(its last copy on the host\) on the CPU backend, with the same settings and live changes/.exec(await text(page, '#notices')) || [])[1]);
+    assert.ok(from >= copy.step && from <= before + 1000, `continues from the last copy (step ${from}; the first copy was at ${copy.step})`);
     await waitFn(page, () => /CPU/.test(document.querySelector('#backend').textContent.split('—')[0]));
-    assert.match(await text(page, '#backend'), /WebGPU failed during the run/);
+    assert.match(await text(page, '#backend'), new RegExp(`WebGPU failed during the run, so it continued from step ${from} on the CPU backend`));
     await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 60 && document.querySelector('#run-state').textContent === 'training');
     const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
     await d.saveAs(join(ARTIFACTS, 'reliability-device-loss.csv'));
     const [head, ...rows] = readFileSync(join(ARTIFACTS, 'reliability-device-loss.csv'), 'utf8').trim().split('\n');
     const col = head.split(',').indexOf('mask_c');
     assert.equal(Number(rows.at(-1).split(',')[col]), c, `the CPU run trains with the live c (${rows.at(-1)})`);
+    // One row per evaluated step from 0, none lost or repeated across the loss.
+    const steps = rows.map((r) => Number(r.split(',')[0]));
+    assert.deepEqual(steps, steps.map((_, i) => i), 'every step once, in order');
     t.diagnostic(`after the loss: ${await text(page, '#backend')}; console: ${errors.join(' | ').slice(0, 300)}`);
     // The engine's panic on the lost device is logged to the console on purpose; it is expected here.
     errors.length = 0;
@@ -224,5 +236,51 @@ test('backend=race times WebGPU against the CPU, trains on the faster, and races
     assert.match(other.line, /WebGPU [\d.]+ ms\/step, CPU [\d.]+ ms\/step → CPU/);
     assert.notDeepEqual([other.gpu, other.cpu], [first.gpu, first.cpu]);
     await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 5);
+  });
+});
+
+test('Save model writes the run; Load model continues it with the straight run\'s rows; a damaged file is refused', { timeout: TEST_TIMEOUT }, async (t) => {
+  // The CPU backend, a short chapter 1 run evaluated every step.
+  const { page, errors, run } = await openPage('model-file', { query: '?backend=cpu&steps=60&eval-every=1' });
+  await run(async () => {
+    const csvOf = async (name) => {
+      const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
+      await d.saveAs(join(ARTIFACTS, name));
+      return readFileSync(join(ARTIFACTS, name), 'utf8');
+    };
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 15);
+    await page.click('#play'); // pause
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'paused');
+    const saveStep = Number(await text(page, '#step'));
+    await page.click('summary');
+    const [saved] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#save-model')]);
+    const file = join(ARTIFACTS, 'model-file.plateau');
+    await saved.saveAs(file);
+    assert.equal(saved.suggestedFilename(), `plateau-mws-step${saveStep}.plateau`);
+    // The straight run: on to the end from where it was saved.
+    await page.click('#play');
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished');
+    const straight = await csvOf('model-file-straight.csv');
+    // Loaded: it continues from the saved step to the end.
+    await page.setInputFiles('#load-model', file);
+    await waitFn(page, () => document.querySelector('#notices').textContent.includes('Loaded model-file.plateau'));
+    assert.match(await text(page, '#notices'), new RegExp(`the run continues from step ${saveStep} of 60`));
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished');
+    const loaded = await csvOf('model-file-loaded.csv');
+    assert.equal(loaded, straight, 'the loaded run gives the straight run\'s rows');
+    // A damaged file: refused with the reason; the run on the page stays as it was.
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0x40;
+    const damaged = join(ARTIFACTS, 'model-file-damaged.plateau');
+    writeFileSync(damaged, bytes);
+    const stepBefore = await text(page, '#step');
+    await page.setInputFiles('#load-model', damaged);
+    await waitFn(page, () => document.querySelector('#notices').textContent.includes('Could not load model-file-damaged.plateau'));
+    assert.match(await text(page, '#notices'), /This model file cannot be loaded: the file is damaged \(its checksum does not match its contents\)/);
+    assert.equal(await text(page, '#step'), stepBefore);
+    assert.equal(await text(page, '#run-state'), 'finished');
+    assert.equal(await csvOf('model-file-after.csv'), straight, 'nothing on the page lost');
+    t.diagnostic(`saved at step ${saveStep}: ${bytes.length} bytes`);
+    assert.deepEqual(errors, []);
   });
 });
