@@ -11,7 +11,7 @@ import { chapter, send, state } from './state.js';
 
 /**
  * Saves `text` (or bytes) as a file named `name`.
- * @param {string} name @param {string | Uint8Array} text @param {string} type the MIME type
+ * @param {string} name @param {string | Uint8Array<ArrayBuffer>} text @param {string} type the MIME type
  */
 export function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));

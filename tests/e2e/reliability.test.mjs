@@ -122,15 +122,16 @@ test('a WebGPU device lost mid-run continues from its last host copy on the CPU 
     await page.keyboard.press('End');
     for (let i = 0; i < 150; i += 1) await page.keyboard.press('ArrowLeft');
     const c = parseFloat(await text(page, '#c-out'));
-    // A host copy past the first steps: what the run continues from.
-    await waitFn(page, () => window.plateauHostCopy && window.plateauHostCopy.step >= 2);
+    // The first host copy (taken after the first chunk; the next one waits until training has
+    // run 20 times as long as a copy took, which on SwiftShader is minutes): the run continues
+    // from it, and replays the live change made after it.
+    await waitFn(page, () => window.plateauHostCopy && window.plateauHostCopy.step >= 1);
     const copy = await page.evaluate(() => window.plateauHostCopy);
     t.diagnostic(`host copies before the loss: ${JSON.stringify(copy)}`);
-    const before = await page.evaluate(() => Number(document.querySelector('#step').textContent));
     await page.evaluate(() => window.plateauTest('device-loss'));
     await waitFn(page, () => document.querySelector('#notices').textContent.includes('WebGPU stopped working'));
     const from = Number((/continues from step (\d+) \(its last copy on the host\) on the CPU backend, with the same settings and live changes/.exec(await text(page, '#notices')) || [])[1]);
-    assert.ok(from >= copy.step && from <= before + 1000, `continues from the last copy (step ${from}; the first copy was at ${copy.step})`);
+    assert.ok(from >= copy.step && from < 400, `continues from the last copy (step ${from}; the first copy was at ${copy.step}, taking ${Math.round(copy.ms)} ms)`);
     await waitFn(page, () => /CPU/.test(document.querySelector('#backend').textContent.split('—')[0]));
     assert.match(await text(page, '#backend'), new RegExp(`WebGPU failed during the run, so it continued from step ${from} on the CPU backend`));
     await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 60 && document.querySelector('#run-state').textContent === 'training');
@@ -139,9 +140,12 @@ test('a WebGPU device lost mid-run continues from its last host copy on the CPU 
     const [head, ...rows] = readFileSync(join(ARTIFACTS, 'reliability-device-loss.csv'), 'utf8').trim().split('\n');
     const col = head.split(',').indexOf('mask_c');
     assert.equal(Number(rows.at(-1).split(',')[col]), c, `the CPU run trains with the live c (${rows.at(-1)})`);
-    // One row per evaluated step from 0, none lost or repeated across the loss.
+    // One row per evaluated step from 0 (every eval-every steps), none lost or repeated across
+    // the loss.
     const steps = rows.map((r) => Number(r.split(',')[0]));
-    assert.deepEqual(steps, steps.map((_, i) => i), 'every step once, in order');
+    const every = steps[1] - steps[0];
+    assert.ok(every >= 1, `rows ${steps.join(',')}`);
+    assert.deepEqual(steps, steps.map((_, i) => i * every), 'every evaluated step once, in order');
     t.diagnostic(`after the loss: ${await text(page, '#backend')}; console: ${errors.join(' | ').slice(0, 300)}`);
     // The engine's panic on the lost device is logged to the console on purpose; it is expected here.
     errors.length = 0;
@@ -251,12 +255,16 @@ test('Save model writes the run; Load model continues it with the straight run\'
     await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 15);
     await page.click('#play'); // pause
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'paused');
-    const saveStep = Number(await text(page, '#step'));
+    const shown = Number(await text(page, '#step'));
     await page.click('summary');
     const [saved] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#save-model')]);
     const file = join(ARTIFACTS, 'model-file.plateau');
     await saved.saveAs(file);
-    assert.equal(saved.suggestedFilename(), `plateau-mws-step${saveStep}.plateau`);
+    // The worker may have finished a step the page had not drawn yet when Pause was pressed: the
+    // file holds the worker's step, and the page shows it once the save has flushed the rows.
+    const saveStep = Number((/^plateau-mws-step(\d+)\.plateau$/.exec(saved.suggestedFilename()) || [])[1]);
+    assert.ok(saveStep >= shown && saveStep <= shown + 2, `saved at step ${saveStep}, paused at ${shown} on the page`);
+    await waitFn(page, (k) => Number(document.querySelector('#step').textContent) === k, saveStep);
     // The straight run: on to the end from where it was saved.
     await page.click('#play');
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished');
