@@ -133,6 +133,10 @@ export function onMessage(e) {
       if (resent(state.snaps, msg.snapshots)) { state.snaps = msg.snapshots; state.scrub = null; } else state.snaps.push(...msg.snapshots);
       state.step = msg.step;
       state.steps = msg.steps;
+      // The step counter moves with the run state (the rest of the status line waits for the
+      // next frame), so "finished" never shows beside an older step.
+      $('step').textContent = String(msg.step);
+      $('steps').textContent = String(msg.steps);
       if (msg.status === 'diverged') { $('run-state').textContent = 'diverged'; notice(msg.message); }
       else if (msg.status === 'finished') $('run-state').textContent = 'finished';
       if (msg.status !== 'running') state.mainDone = true;
