@@ -31,6 +31,7 @@ pub mod chapters;
 pub mod colormap;
 pub mod config;
 pub mod history;
+pub mod legend;
 pub mod metrics;
 #[cfg(feature = "engine")]
 pub mod model;

@@ -310,8 +310,8 @@ fn charts_export_as_svg_with_text_and_one_path_per_series() {
 fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     use plateau::web::charts::{draw_scatter, ScatterSpec};
     // One point at the origin with the top value: the axes are symmetric around it, so it sits at
-    // the centre of the plot area (300 − 28 bar − 34 gap = 238 wide; margins 8, y labels 40,
-    // x labels 30 → x 48..230, y 8..262) in viridis(1).
+    // the centre of the plot area (300 − 28 bar − 34 gap = 238 wide; margins 8, y labels 56,
+    // x labels 40 → x 64..230, y 8..252) in viridis(1).
     let c = canvas(300, 300);
     let spec = ScatterSpec {
         points: vec![(0.0, 0.0)],
@@ -327,8 +327,8 @@ fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     };
     draw_scatter(c.clone(), &spec).unwrap();
     let (r, g, b) = plateau::colormap::viridis(1.0);
-    assert_eq!(pixel(&c, 139.0, 135.0), [r, g, b, 255]);
-    assert_eq!(pixel(&c, 60.0, 20.0), [255, 255, 255, 255], "background elsewhere");
+    assert_eq!(pixel(&c, 147.0, 130.0), [r, g, b, 255]);
+    assert_eq!(pixel(&c, 76.0, 20.0), [255, 255, 255, 255], "background elsewhere (12 px inside the plot's top-left corner)");
     let bad = ScatterSpec { values: vec![], ..spec };
     assert!(draw_scatter(c, &bad).is_err(), "one value per point is required");
 }
@@ -400,6 +400,69 @@ async fn long_run_memory_stays_flat_in_the_browser() {
     assert_eq!(t.history.rows.len(), 1201);
     web_sys::console::log_1(&format!("BENCH browser memory: {at_300} bytes at step 300, {at_end} at step 1200").into());
     assert!(at_end <= at_300 + 1_000_000, "linear memory grew from {at_300} to {at_end} bytes");
+}
+
+/// Where the SVG draws the `<text>` whose content is `content`: its `(x, y)` attributes.
+fn svg_text_at(svg: &str, content: &str) -> (f64, f64) {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let at = tag.find(&format!(" {name}=\"")).unwrap_or_else(|| panic!("no {name} in {tag}")) + name.len() + 3;
+        tag[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    svg.split("<text")
+        .skip(1)
+        .find_map(|t| {
+            let (tag, rest) = t.split_once('>')?;
+            (rest.split_once("</text>")?.0.trim() == content).then(|| (attr(tag, "x"), attr(tag, "y")))
+        })
+        .unwrap_or_else(|| panic!("no text {content:?} in {svg}"))
+}
+
+/// The legend never covers data: it keeps its preferred corner while no curve passes there,
+/// moves to a free corner when one does, and goes into a strip above the plot (above the top
+/// tick label) when a seed band fills every corner ([`plateau::legend::place`], unit-tested
+/// natively; here the chart's own pixel mapping, in the SVG export the canvas shares).
+#[wasm_bindgen_test]
+fn the_legend_moves_out_of_the_curves_way() {
+    use plateau::web::charts::{lines_svg, BandSpec, LineSpec, Series};
+    let falling = || Series {
+        label: "loss".into(),
+        color: "#0072b2".into(),
+        points: (0..=10).map(|x| (x as f64, 1.0 - x as f64 / 10.0)).collect(),
+        dashed: false,
+    };
+    let spec = |legend: &str, bands: Vec<BandSpec>| LineSpec {
+        x_max: 10.0,
+        y_min: 0.0,
+        y_max: 1.0,
+        y_log: false,
+        x_log: false,
+        y_label: "y".into(),
+        series: vec![falling()],
+        bands,
+        markers: vec![],
+        scale: 1.0,
+        dark: false,
+        legend: legend.into(),
+    };
+    // 480 px wide: the falling line passes through the upper-left corner, not the upper-right.
+    // The legend box is the chart's only shape at 85 % opacity.
+    const BOX: &str = "opacity=\"0.85\"";
+    let svg = lines_svg(&spec("ul", vec![]), 480, 300).unwrap();
+    let (x, y) = svg_text_at(&svg, "loss");
+    assert!(x > 300.0 && y < 100.0, "moved to the upper right: ({x}, {y})");
+    assert_eq!(svg.matches(BOX).count(), 1, "one legend box: {svg}");
+    let (x, y) = svg_text_at(&lines_svg(&spec("ll", vec![]), 480, 300).unwrap(), "loss");
+    assert!(x < 200.0 && y > 150.0, "kept in the free lower left: ({x}, {y})");
+    let band = BandSpec {
+        color: "#0072b2".into(),
+        lo: (0..=10).map(|x| (x as f64, 0.01)).collect(),
+        hi: (0..=10).map(|x| (x as f64, 0.99)).collect(),
+    };
+    let svg = lines_svg(&spec("ur", vec![band]), 480, 300).unwrap();
+    let (_, y) = svg_text_at(&svg, "loss");
+    let (_, top_tick) = svg_text_at(&svg, "1.0");
+    assert!(y < top_tick, "above the plot (legend y {y}, top tick label y {top_tick})");
+    assert_eq!(svg.matches(BOX).count(), 0, "no legend box inside the plot: {svg}");
 }
 
 /// A seed band is drawn under its curve as one filled polygon in the curve's colour (the SVG

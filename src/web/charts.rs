@@ -218,7 +218,9 @@ pub struct LineSpec {
     /// Dark theme.
     #[serde(default)]
     pub dark: bool,
-    /// Legend corner: `"ul"`, `"ur"` (default), `"ll"` or `"lr"` — where the curves are not.
+    /// The legend's preferred corner: `"ul"`, `"ur"` (default), `"ll"` or `"lr"`. It is kept while
+    /// no curve or band passes under the legend there; otherwise the legend goes to another
+    /// corner that is free, or into a strip above the plot ([`crate::legend::place`]).
     #[serde(default)]
     pub legend: String,
 }
@@ -345,10 +347,64 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         labels.push((m, text, line, hpos));
     }
     let lines = labels.iter().map(|l| l.2 + 1).max().unwrap_or(1);
+    // The legend: in a corner no curve or band passes through, else in a strip above the plot
+    // (and above the marker labels). The plot's pixel rectangle is known before the chart is
+    // built, so the data can be mapped to it here.
+    let x_area = 36.0 * s;
+    let legend_font = font(11.0);
+    let entries: Vec<(&str, RGBColor, f64, f64)> = spec
+        .series
+        .iter()
+        .map(|ser| {
+            let (w, h) = root.estimate_text_size(&ser.label, &legend_font).unwrap_or((0, 0));
+            (ser.label.as_str(), hex(&ser.color), w as f64, h as f64)
+        })
+        .collect();
+    let legend_line = legend_font.font.get_size() * 1.25;
+    let boxed = (
+        entries.iter().map(|e| e.2).fold(0.0, f64::max) + LEGEND_SWATCH + 2.0 * LEGEND_PAD,
+        entries.iter().enumerate().map(|(i, e)| (i as f64 * legend_line).round() + e.3).fold(0.0, f64::max)
+            + 2.0 * LEGEND_PAD,
+    );
+    let (width, height) = root.dim_in_pixel();
+    let top = margin + lines as f64 * line_h;
+    let plot_px = (width as f64 - margin - plot.0, height as f64 - margin - x_area - top);
+    let to_px = |(x, y): (f64, f64)| ((tx(x) / x_max) * plot_px.0, (1.0 - (ty(y) - y0) / (y1 - y0)) * plot_px.1);
+    let mut ink = crate::legend::Ink::default();
+    for ser in &spec.series {
+        ink.add_curve(ser.points.iter().map(|&p| to_px(p)));
+    }
+    for b in &spec.bands {
+        let lo: Vec<_> = b.lo.iter().map(|&p| to_px(p)).collect();
+        let hi: Vec<_> = b.hi.iter().map(|&p| to_px(p)).collect();
+        ink.add_band(&lo, &hi);
+    }
+    let spot = if entries.is_empty() {
+        crate::legend::Spot::Corner(crate::legend::Corner::UpperRight)
+    } else {
+        crate::legend::place(plot_px, boxed, LEGEND_INSET, 2.0 * s, crate::legend::Corner::parse(&spec.legend), &ink)
+    };
+    let strip_gap = 12.0 * s;
+    let strip_entry = |w: f64| 22.0 * s + w;
+    let strip =
+        crate::legend::rows(&entries.iter().map(|e| strip_entry(e.2)).collect::<Vec<_>>(), strip_gap, plot.1 - plot.0);
+    let strip_h = match spot {
+        crate::legend::Spot::Above => (strip.iter().map(|r| r.0 + 1).max().unwrap_or(0) as f64) * legend_line + 4.0 * s,
+        crate::legend::Spot::Corner(_) => 0.0,
+    };
+    if strip_h > 0.0 {
+        for ((label, color, _, th), (row, x)) in entries.iter().zip(&strip) {
+            let (lx, ly) = ((plot.0 + x) as i32, (margin + *row as f64 * legend_line) as i32);
+            let mid = ly + (*th / 2.0) as i32;
+            root.draw(&PathElement::new(vec![(lx, mid), (lx + (16.0 * s) as i32, mid)], color.stroke_width(3)))
+                .map_err(err)?;
+            root.draw(&Text::new(*label, (lx + (22.0 * s) as i32, ly), legend_font.clone())).map_err(err)?;
+        }
+    }
     let mut chart = ChartBuilder::on(&root)
         .margin(margin as u32)
-        .margin_top((margin + lines as f64 * line_h) as u32)
-        .x_label_area_size((36.0 * s) as u32)
+        .margin_top((top + strip_h) as u32)
+        .x_label_area_size(x_area as u32)
         .y_label_area_size(y_area as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
         .map_err(err)?;
@@ -429,21 +485,28 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
             chart.draw_series(LineSeries::new(pts, style)).map_err(err)?
         };
     }
-    let entries: Vec<(&str, RGBColor)> = spec.series.iter().map(|ser| (ser.label.as_str(), hex(&ser.color))).collect();
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &entries, &spec.legend, &font(11.0), bg.mix(0.85), grid)?;
+    if let crate::legend::Spot::Corner(corner) = spot {
+        let entries: Vec<(&str, RGBColor)> = entries.iter().map(|e| (e.0, e.1)).collect();
+        draw_legend(&chart.plotting_area().strip_coord_spec(), &entries, corner, &legend_font, bg.mix(0.85), grid)?;
+    }
     root.present().map_err(err)?;
     Ok(())
 }
 
-/// The series legend in a corner of `plot` (`ul`, `ll`, `lr`, else upper right), laid out as
-/// plotters' series labels are: a 30 px swatch column, 10 px margins, lines 1.25 font sizes
-/// apart, 5 px from the corner. plotters' own legend measures its labels with its web font code
-/// (a forced layout of the page per label); this one measures through the backend
-/// ([`measured::Measured`]).
+/// The legend box's swatch column, padding and distance from the plot's corner, in pixels.
+const LEGEND_SWATCH: f64 = 30.0;
+const LEGEND_PAD: f64 = 10.0;
+const LEGEND_INSET: f64 = 5.0;
+
+/// The series legend in `corner` of `plot` (chosen by [`crate::legend::place`]), laid out as
+/// plotters' series labels are: a [`LEGEND_SWATCH`] px swatch column, [`LEGEND_PAD`] px margins,
+/// lines 1.25 font sizes apart, [`LEGEND_INSET`] px from the corner. plotters' own legend measures
+/// its labels with its web font code (a forced layout of the page per label); this one measures
+/// through the backend ([`measured::Measured`]).
 fn draw_legend<DB: DrawingBackend>(
     plot: &DrawingArea<DB, Shift>,
     entries: &[(&str, RGBColor)],
-    corner: &str,
+    corner: crate::legend::Corner,
     font: &TextStyle,
     background: RGBAColor,
     border: RGBColor,
@@ -451,7 +514,7 @@ fn draw_legend<DB: DrawingBackend>(
     if entries.is_empty() {
         return Ok(());
     }
-    let (swatch_area, margin) = (30, 10);
+    let (swatch_area, margin) = (LEGEND_SWATCH as i32, LEGEND_PAD as i32);
     let line_h = font.font.get_size() * 1.25;
     let mut boxes = Vec::with_capacity(entries.len());
     for (i, (label, _)) in entries.iter().enumerate() {
@@ -461,8 +524,8 @@ fn draw_legend<DB: DrawingBackend>(
     let w = boxes.iter().map(|b| b.1).max().unwrap_or(0) + swatch_area + 2 * margin;
     let h = boxes.iter().map(|b| b.0 + b.2).max().unwrap_or(0) + 2 * margin;
     let (aw, ah) = plot.dim_in_pixel();
-    let x = if corner == "ul" || corner == "ll" { 5 } else { aw as i32 - w - 5 };
-    let y = if corner == "ll" || corner == "lr" { ah as i32 - h - 5 } else { 5 };
+    let (x, y) = corner.origin((aw as f64, ah as f64), (w as f64, h as f64), LEGEND_INSET);
+    let (x, y) = (x.round() as i32, y.round() as i32);
     plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], background.filled())).map_err(err)?;
     plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], border)).map_err(err)?;
     for ((label, color), (dy, _, th)) in entries.iter().zip(&boxes) {
@@ -713,8 +776,10 @@ fn scatter_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &ScatterSp
     let (plot, legend) = root.split_horizontally(w.saturating_sub(bar + (34.0 * s) as u32));
     let mut chart = ChartBuilder::on(&plot)
         .margin((8.0 * s) as u32)
-        .x_label_area_size((30.0 * s) as u32)
-        .y_label_area_size((40.0 * s) as u32)
+        // Room for the tick labels and, outside them, the axis caption (at 30 and 40 px the
+        // captions ran into the tick labels).
+        .x_label_area_size((40.0 * s) as u32)
+        .y_label_area_size((56.0 * s) as u32)
         .build_cartesian_2d(-lim..lim, -lim..lim)
         .map_err(err)?;
     chart
