@@ -45,8 +45,10 @@ stage() {
 
 stage setup bash scripts/setup.sh
 stage fmt cargo fmt --check
-# Native tests in release: burn in debug is too slow.
-stage native-tests cargo test --release
+# Native tests in release: burn in debug is too slow. `--all-targets` includes the library's unit
+# tests (`test = false` in Cargo.toml keeps them out of wasm-pack's build), then the doc examples.
+native_tests() { cargo test --release --all-targets && cargo test --release --doc; }
+stage native-tests native_tests
 # Chapter 1 step by step against the PyTorch transcription of the authors' model.
 stage parity bash scripts/parity.sh --preset interactive --steps 100
 stage build-web bash scripts/build-web.sh
@@ -60,15 +62,18 @@ stage typecheck bash scripts/typecheck.sh
 # options, so --nocapture reaches wasm-bindgen-test-runner only.
 # The runner reads browser capabilities from webdriver.json.
 # The wasm release profile of build-web.sh (LTO, stripped), so both share compiled dependencies.
-# `--lib --test web`: the unit and browser tests only (the other test files are native-only). The doc examples run natively in native-tests;
-# compiled for wasm with fat LTO each took minutes and over 5 GB of memory.
+# `--test web`: the browser tests only. wasm-pack first builds every default test target for wasm
+# (`cargo build --tests`), so the native-only test files are compiled out on wasm32 and the
+# library's harness is not a default test target (Cargo.toml); each was a fat-LTO build of the
+# whole engine that ran nothing in the browser. The doc examples run natively too: compiled for
+# wasm with fat LTO each took minutes and over 5 GB of memory.
 source scripts/web-profile.sh
 stage browser-tests env \
   WASM_BINDGEN_TEST_TIMEOUT=600 \
   CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
-  --release --mode no-install -- --lib --test web -- --nocapture
+  --release --mode no-install -- --test web -- --nocapture
 stage e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
 
 report

@@ -36,6 +36,18 @@ fn plateau_limited(blocks: Option<u64>, args: &[&str]) -> (Option<i32>, String) 
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// Waits for `child` to exit, polling every 10 ms; fails with `why` after 120 s.
+fn wait_exit(child: &mut std::process::Child, why: &str) -> std::process::ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "{why}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn is_char_device(path: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(path).map(|m| m.file_type().is_char_device()).unwrap_or(false)
@@ -178,13 +190,7 @@ fn sigterm_in_the_middle_of_a_long_evaluation_stops_within_a_second() {
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let sent = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        assert!(sent.elapsed() < Duration::from_secs(120), "still running 120 s after SIGTERM");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_exit(&mut child, "still running 120 s after SIGTERM");
     let waited = sent.elapsed();
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
@@ -220,14 +226,7 @@ fn every_output_is_checked_before_training() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let t0 = Instant::now();
-        let status = loop {
-            if let Some(st) = child.try_wait().unwrap() {
-                break st;
-            }
-            assert!(t0.elapsed() < Duration::from_secs(120), "{args:?}: still training");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = wait_exit(&mut child, &format!("{args:?}: still training"));
         let mut err = String::new();
         std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
         assert_eq!(status.code(), Some(2), "{args:?}: {err}");

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Issue #19, item 4: the engine's initial weights and chapter 1's data stream against the
 //! distributions they are meant to be drawn from (what the step-by-step parity test does not
 //! cover, since it hands the engine's own weights and batches to the PyTorch transcription).

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The README's promises, checked: its list of chart ids is the page's, and every
 //! `<plateau-figure>` example shows the phenomenon it is there for, in the runs the project kept
 //! (`results/`, written by `plateau reproduce`; the page computes the same rows, which

@@ -328,7 +328,11 @@ fn scatter_draws_a_point_in_its_colour_at_the_centre() {
     draw_scatter(c.clone(), &spec).unwrap();
     let (r, g, b) = plateau::colormap::viridis(1.0);
     assert_eq!(pixel(&c, 147.0, 130.0), [r, g, b, 255]);
-    assert_eq!(pixel(&c, 76.0, 20.0), [255, 255, 255, 255], "background elsewhere (12 px inside the plot's top-left corner)");
+    assert_eq!(
+        pixel(&c, 76.0, 20.0),
+        [255, 255, 255, 255],
+        "background elsewhere (12 px inside the plot's top-left corner)"
+    );
     let bad = ScatterSpec { values: vec![], ..spec };
     assert!(draw_scatter(c, &bad).is_err(), "one value per point is required");
 }

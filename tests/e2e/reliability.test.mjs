@@ -256,7 +256,7 @@ test('Save model writes the run; Load model continues it with the straight run\'
     await page.click('#play'); // pause
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'paused');
     const shown = Number(await text(page, '#step'));
-    await page.click('summary');
+    await page.click('details.more summary');
     const [saved] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#save-model')]);
     const file = join(ARTIFACTS, 'model-file.plateau');
     await saved.saveAs(file);
