@@ -267,7 +267,10 @@ fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
     let b = html.find(end).expect("the block ends");
     let block = html[a..b].trim();
     assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
-    assert!(block.contains("γ = 0.8") && block.contains("γ = 0.3"), "{block}");
+    assert!(
+        block.contains("<td>0.8</td>") && block.contains("<td>0.3</td>"),
+        "a row for the smallest and the largest init: {block}"
+    );
     let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
     let section = repro.split("<!-- BEGIN chapter2-interactive-anchors-transformer -->").nth(1).expect("the section");
     assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");

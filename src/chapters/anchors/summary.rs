@@ -207,125 +207,196 @@ pub fn anchors_table(runs: &[AnchorSummary]) -> String {
 }
 
 /// Per γ: the answers, which subset came first, the mean most-negative key correlation; then
-/// the comparison with Yao et al., each verdict computed from these numbers.
+/// the comparison with Yao et al., each verdict computed from these numbers, and the γ values
+/// that show each side of the contrast within the run.
 pub fn anchors_comparison(runs: &[AnchorSummary]) -> String {
-    let mut gammas: Vec<f64> = runs.iter().map(|s| s.gamma).collect();
-    gammas.sort_by(f64::total_cmp);
-    gammas.dedup();
+    let counts = per_gamma(runs);
     let mut out = String::new();
-    let mut per = vec![];
-    for &g in &gammas {
-        let rs: Vec<&AnchorSummary> = runs.iter().filter(|s| s.gamma == g).collect();
-        let count = |f: &dyn Fn(&AnchorSummary) -> bool| rs.iter().filter(|s| f(s)).count();
-        let inf = count(&|s| heldout_answer(s) == Answer::Inferential);
-        let sym = count(&|s| heldout_answer(s) == Answer::Symmetric);
-        let mem_first = count(&|s| first_learned(s) == FirstLearned::Memory);
-        let rea_first = count(&|s| first_learned(s) == FirstLearned::Reasoning);
-        let corr = rs.iter().map(|s| s.min_key_corr).sum::<f64>() / rs.len() as f64;
-        let has_memory = rs.iter().any(|s| s.final_acc[0].is_finite());
-        let first = if has_memory {
-            format!(" memory learned first in {mem_first}, reasoning first in {rea_first};")
+    for c in &counts {
+        let first = if c.has_memory {
+            format!(" memory learned first in {}, reasoning first in {};", c.memory_first, c.reasoning_first)
         } else {
             String::new()
         };
         out.push_str(&format!(
-            "- γ = {g}: held-out pair answered inferentially in {inf} of {n} runs, symmetrically in {sym};{first} \
-             mean most-negative key order correlation {corr:.2}.\n",
-            n = rs.len()
+            "- γ = {}: held-out pair answered inferentially in {} of {n} runs, symmetrically in {}; seen pairs fitted in {} of {n};{first} \
+             mean most-negative key order correlation {:.2}.\n",
+            c.gamma,
+            c.answers[0],
+            c.answers[1],
+            c.fitted,
+            c.key_corr,
+            n = c.runs
         ));
-        per.push((g, inf, sym, rea_first, rs.len(), corr, has_memory));
     }
     out.push_str("\nAgainst the paper (each verdict is computed from the lines above):\n\n");
-    if let (Some(lo), Some(hi)) = (per.first(), per.last()) {
+    if let (Some(lo), Some(hi)) = (counts.first(), counts.last()) {
         let verdict = |ok: bool| if ok { "matches" } else { "differs" };
         out.push_str(&format!(
             "- *Small init (largest γ = {}) answers the held-out pair inferentially; large init (γ = {}) does not.* \
              Here: {} of {} inferential at γ = {}, {} of {} at γ = {} — {}.\n",
-            hi.0,
-            lo.0,
-            hi.1,
-            hi.4,
-            hi.0,
-            lo.1,
-            lo.4,
-            lo.0,
-            verdict(2 * hi.1 > hi.4 && lo.1 == 0)
+            hi.gamma,
+            lo.gamma,
+            hi.answers[0],
+            hi.runs,
+            hi.gamma,
+            lo.answers[0],
+            lo.runs,
+            lo.gamma,
+            verdict(hi.mostly_inferential() && lo.answers[0] == 0)
         ));
         out.push_str(&format!(
             "- *Large init memorizes: it answers with the mirror pair's label (symmetric).* Here at γ = {}: {} of {} \
              symmetric — {}.\n",
-            lo.0,
-            lo.2,
-            lo.4,
-            verdict(2 * lo.2 > lo.4)
+            lo.gamma,
+            lo.answers[1],
+            lo.runs,
+            verdict(2 * lo.answers[1] > lo.runs)
         ));
-        if per.iter().any(|p| p.6) {
+        if counts.iter().any(|c| c.has_memory) {
             out.push_str(&format!(
                 "- *At small init the reasoning subset is learned before the memory subset.* Here at γ = {}: reasoning \
                  first in {} of {} — {}.\n",
-                hi.0,
-                hi.3,
-                hi.4,
-                verdict(2 * hi.3 > hi.4)
+                hi.gamma,
+                hi.reasoning_first,
+                hi.runs,
+                verdict(2 * hi.reasoning_first > hi.runs)
             ));
         }
         out.push_str(&format!(
             "- *Small init gives key embeddings an ordered structure (neighbouring keys similar).* Here the mean most-negative \
              key distance–cosine correlation is {:.2} at γ = {} and {:.2} at γ = {} — {}.\n",
-            hi.5,
-            hi.0,
-            lo.5,
-            lo.0,
-            verdict(hi.5 < lo.5 - 0.1)
+            hi.key_corr,
+            hi.gamma,
+            lo.key_corr,
+            lo.gamma,
+            verdict(hi.key_corr < lo.key_corr - 0.1)
+        ));
+    }
+    if counts.len() > 2 {
+        out.push_str(&format!(
+            "\nWithin the run: most runs answer inferentially at γ = {}; every run fits the seen pairs and most answer \
+             symmetrically (large init memorizing) at γ = {}.\n",
+            gamma_list(&counts, GammaCount::mostly_inferential),
+            gamma_list(&counts, GammaCount::memorizes)
         ));
     }
     out
 }
 
-/// The page's "what the measured runs show" paragraph for chapter 2 (HTML: text, `<strong>`,
-/// `<em>`), generated from the same runs as the `REPRODUCTION.md` section, which quotes it: per
-/// γ (smallest init first), how many runs answer the held-out pair inferentially, symmetrically or
-/// with neither, the median step the answer settled at, the final seen-pair accuracy and the
-/// most negative key order correlation.
-pub fn anchors_page_paragraph(runs: &[AnchorSummary]) -> String {
+/// The held-out answers of the runs at one γ, counted, with what the page and the comparison
+/// report about them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GammaCount {
+    /// Init scale γ.
+    pub gamma: f64,
+    /// Runs at this γ.
+    pub runs: usize,
+    /// Runs whose final answer is inferential, symmetric, neither ([`heldout_answer`]).
+    pub answers: [usize; 3],
+    /// Runs whose seen pairs end at accuracy ≥ [`LEARNED`] (fitted within the run).
+    pub fitted: usize,
+    /// Highest final seen-pair accuracy over the runs.
+    pub seen_max: f64,
+    /// Median of [`answer_step`] over the runs that settled (`None` when none did).
+    pub settled: Option<usize>,
+    /// Runs whose reasoning subset reached [`LEARNED`] before the memory subset.
+    pub reasoning_first: usize,
+    /// Runs whose memory subset reached [`LEARNED`] first.
+    pub memory_first: usize,
+    /// Whether the runs have a memory subset at all.
+    pub has_memory: bool,
+    /// Mean over the runs of the most negative key order correlation.
+    pub key_corr: f64,
+}
+
+impl GammaCount {
+    /// Whether most runs (more than half) answer inferentially.
+    pub fn mostly_inferential(&self) -> bool {
+        2 * self.answers[0] > self.runs
+    }
+
+    /// Whether every run fitted the seen pairs and most runs answer symmetrically: large init
+    /// memorizing within the run.
+    pub fn memorizes(&self) -> bool {
+        self.fitted == self.runs && 2 * self.answers[1] > self.runs
+    }
+}
+
+/// The runs counted per γ, in increasing γ (decreasing init scale).
+pub fn per_gamma(runs: &[AnchorSummary]) -> Vec<GammaCount> {
     let mut gammas: Vec<f64> = runs.iter().map(|s| s.gamma).collect();
-    gammas.sort_by(|a, b| b.total_cmp(a));
+    gammas.sort_by(f64::total_cmp);
     gammas.dedup();
-    let mut parts = vec![];
-    for &g in &gammas {
-        let rs: Vec<&AnchorSummary> = runs.iter().filter(|s| s.gamma == g).collect();
-        let n = rs.len();
-        let count = |a: Answer| rs.iter().filter(|s| heldout_answer(s) == a).count();
-        let mut settled: Vec<usize> = rs.iter().filter_map(|s| s.answer_step).collect();
-        settled.sort_unstable();
-        let seen_min = rs.iter().map(|s| s.final_acc[1]).fold(f64::INFINITY, f64::min);
-        let seen_max = rs.iter().map(|s| s.final_acc[1]).fold(f64::NEG_INFINITY, f64::max);
-        let corr = rs.iter().map(|s| s.min_key_corr).sum::<f64>() / n as f64;
-        let init = if Some(&g) == gammas.first() {
-            "small init"
-        } else if Some(&g) == gammas.last() {
-            "large init"
+    gammas
+        .into_iter()
+        .map(|g| {
+            let rs: Vec<&AnchorSummary> = runs.iter().filter(|s| s.gamma == g).collect();
+            let count = |f: &dyn Fn(&AnchorSummary) -> bool| rs.iter().filter(|s| f(s)).count();
+            let mut settled: Vec<usize> = rs.iter().filter_map(|s| s.answer_step).collect();
+            settled.sort_unstable();
+            GammaCount {
+                gamma: g,
+                runs: rs.len(),
+                answers: [Answer::Inferential, Answer::Symmetric, Answer::Neither]
+                    .map(|a| count(&|s| heldout_answer(s) == a)),
+                fitted: count(&|s| s.final_acc[1] >= LEARNED),
+                seen_max: rs.iter().map(|s| s.final_acc[1]).fold(f64::NEG_INFINITY, f64::max),
+                settled: settled.get(settled.len() / 2).copied(),
+                reasoning_first: count(&|s| first_learned(s) == FirstLearned::Reasoning),
+                memory_first: count(&|s| first_learned(s) == FirstLearned::Memory),
+                has_memory: rs.iter().any(|s| s.final_acc[0].is_finite()),
+                key_corr: rs.iter().map(|s| s.min_key_corr).sum::<f64>() / rs.len() as f64,
+            }
+        })
+        .collect()
+}
+
+/// The γ values of `counts` for which `pick` holds, as "0.6, 0.7" (or "none").
+fn gamma_list(counts: &[GammaCount], pick: impl Fn(&GammaCount) -> bool) -> String {
+    let gs: Vec<String> = counts.iter().filter(|c| pick(c)).map(|c| c.gamma.to_string()).collect();
+    if gs.is_empty() {
+        "none".into()
+    } else {
+        gs.join(", ")
+    }
+}
+
+/// The page's "what the measured runs show" block for chapter 2 (HTML: a sentence and a table),
+/// generated from the same runs as the `REPRODUCTION.md` section, which quotes it. One row per γ,
+/// smallest init (largest γ) first: how many runs answered the held-out pair inferentially,
+/// symmetrically or with neither, the median step the answer settled at, how many fitted the
+/// seen pairs, and the mean most-negative key order correlation. The sentence names the γ values
+/// that answer inferentially in most runs and those that memorize ([`GammaCount::memorizes`]).
+pub fn anchors_page_paragraph(runs: &[AnchorSummary]) -> String {
+    let counts = per_gamma(runs);
+    let mut rows = String::new();
+    for c in counts.iter().rev() {
+        let seen = if c.fitted == 0 {
+            format!("0 of {} (accuracy ≤ {:.2})", c.runs, c.seen_max)
         } else {
-            "middle"
+            format!("{} of {}", c.fitted, c.runs)
         };
-        parts.push(format!(
-            "at γ = {g} ({init}) the held-out pair is answered inferentially in {} of {n} runs, symmetrically in {}, \
-             with neither in {}{}; the seen pairs end at accuracy {:.2}–{:.2}{} and the key order correlation reaches {:.2}",
-            count(Answer::Inferential),
-            count(Answer::Symmetric),
-            count(Answer::Neither),
-            if settled.is_empty() {
-                String::new()
-            } else {
-                format!(" (the answer settles by step {} at the median)", settled[settled.len() / 2])
-            },
-            seen_min,
-            seen_max,
-            if seen_max < LEARNED { " (not yet learned within the run)" } else { "" },
-            corr
+        rows.push_str(&format!(
+            "<tr><td>{}</td><td>{} / {} / {} of {}</td><td>{}</td><td>{seen}</td><td>{:.2}</td></tr>",
+            c.gamma,
+            c.answers[0],
+            c.answers[1],
+            c.answers[2],
+            c.runs,
+            c.settled.map_or("—".to_string(), |s| s.to_string()),
+            c.key_corr
         ));
     }
-    format!("<strong>What the measured runs show</strong> (in REPRODUCTION.md): {}.", parts.join("; "))
+    format!(
+        "<strong>What the measured runs show</strong> (in REPRODUCTION.md): most runs answer the held-out pair \
+         inferentially at γ = {}; every run fits the seen pairs and most answer symmetrically (memorize) at γ = {}. \
+         <table class=\"findings\"><thead><tr><th scope=\"col\">γ</th><th scope=\"col\">held-out pair: inferential / \
+         symmetric / neither</th><th scope=\"col\">answer settled by step (median)</th><th scope=\"col\">seen pairs \
+         fitted</th><th scope=\"col\">key order correlation</th></tr></thead><tbody>{rows}</tbody></table>",
+        gamma_list(&counts, GammaCount::mostly_inferential),
+        gamma_list(&counts, GammaCount::memorizes),
+    )
 }
 
 /// One configuration of the chapter 2 ablation at one γ: its runs, one per seed.
@@ -549,9 +620,28 @@ mod tests {
         let f = ablation_findings(&cells);
         assert!(f.contains("**batch 512**: γ = 0.8: 1 of 2 inferential, 1 symmetric; γ = 0.3: 0 of 2 inferential, 2 symmetric — the paper's direction."), "{f}");
         assert!(f.contains("**base**: γ = 0.8: 0 of 1 inferential, 1 symmetric; γ = 0.3: 0 of 1 inferential, 1 symmetric — not the paper's direction."), "{f}");
-        let p = anchors_page_paragraph(&[inf.clone(), sym.clone()]);
-        assert!(p.starts_with("<strong>What the measured runs show</strong> (in REPRODUCTION.md): at γ = 0.8"), "{p}");
-        assert!(p.contains("at γ = 0.8 (small init) the held-out pair is answered inferentially in 1 of 1 runs, symmetrically in 0, with neither in 0 (the answer settles by step 25 at the median)"), "{p}");
-        assert!(p.contains("at γ = 0.3 (large init) the held-out pair is answered inferentially in 0 of 1 runs, symmetrically in 1"), "{p}");
+        let neither =
+            summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(25, 0.0, 0.2, 0.1, 0.1, -0.2)], 0.5, 0, 1.0);
+        let p = anchors_page_paragraph(&[inf.clone(), sym.clone(), neither.clone(), neither]);
+        assert!(p.starts_with("<strong>What the measured runs show</strong> (in REPRODUCTION.md): most runs answer the held-out pair inferentially at γ = 0.8; every run fits the seen pairs and most answer symmetrically (memorize) at γ = 0.3. <table"), "{p}");
+        let rows: Vec<&str> = p.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 3, "one row per γ: {p}");
+        assert!(
+            rows[0].starts_with("<td>0.8</td><td>1 / 0 / 0 of 1</td><td>25</td><td>1 of 1</td><td>-0.50</td>"),
+            "smallest init first: {p}"
+        );
+        assert!(
+            rows[1].starts_with(
+                "<td>0.5</td><td>0 / 0 / 2 of 2</td><td>—</td><td>0 of 2 (accuracy ≤ 0.20)</td><td>-0.20</td>"
+            ),
+            "{p}"
+        );
+        assert!(
+            rows[2].starts_with("<td>0.3</td><td>0 / 1 / 0 of 1</td><td>25</td><td>1 of 1</td><td>-0.10</td>"),
+            "{p}"
+        );
+        let c = anchors_comparison(&[inf, sym.clone(), sym]);
+        assert!(c.contains("- γ = 0.3: held-out pair answered inferentially in 0 of 2 runs, symmetrically in 2; seen pairs fitted in 2 of 2;"), "{c}");
+        assert!(c.contains("Large init memorizes: it answers with the mirror pair's label (symmetric).* Here at γ = 0.3: 2 of 2 symmetric — matches"), "{c}");
     }
 }
