@@ -10,7 +10,7 @@
 //!             [--steps N] --out FILE.csv
 //! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
 //!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
-//! plateau reproduce --experiment anchors [--gammas 0.3,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
+//! plateau reproduce --experiment anchors [--gammas 0.3,0.4,0.5,0.6,0.7,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
 //! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
@@ -260,8 +260,8 @@ const USAGE_HEAD: &str = "usage:
                          and continues checkpointed ones, saved every K steps (default 25, 0: never);
                          --stop-after trains at most N steps, then checkpoints and writes the section;
                          --finished-only writes the section from finished runs and trains nothing)
-  plateau reproduce --experiment anchors [--gammas 0.3,0.8] [--seeds 0,1,2] [--model M] [--finished-only]
-              [--fresh-seeds 3,4,5]
+  plateau reproduce --experiment anchors [--gammas 0.3,0.4,0.5,0.6,0.7,0.8] [--seeds 0,1,2] [--model M]
+              [--finished-only] [--fresh-seeds 3,4,5]
                         (runs finished earlier with the same config are read back from --csv-dir;
                          the interactive default also writes index.html's chapter2-findings)
   plateau reproduce --experiment anchors --ablation [--factors a,b] [--gammas 0.3,0.8] [--finished-only]
