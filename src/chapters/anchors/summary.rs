@@ -11,16 +11,17 @@ use crate::report::step;
 pub const LEARNED: f64 = 0.5;
 
 /// Chapter 2's line: the most negative key order correlation, the held-out pair's answer and the
-/// subset accuracies.
+/// subset accuracies (memory only when the task has memory samples: without them its accuracy is
+/// NaN, which a reader should not see).
 pub fn headline_anchors(rows: &[AnchorRow]) -> Option<String> {
     let last = rows.last()?;
     let s = summarize_anchors(rows, 0.0, 0, 0.0);
+    let memory = if s.final_acc[0].is_finite() { format!("memory {:.2}, ", s.final_acc[0]) } else { String::new() };
     Some(format!(
-        "key order correlation {:.2} (most negative); (4,3) answered {} at step {}; memory {:.2}, reasoning {:.2}",
+        "key order correlation {:.2} (most negative); (4,3) answered {} at step {}; {memory}reasoning {:.2}",
         s.min_key_corr,
         heldout_answer(&s).name(),
         last.step,
-        s.final_acc[0],
         s.final_acc[1]
     ))
 }
@@ -576,6 +577,21 @@ mod tests {
         assert!(c.contains("γ = 0.8: held-out pair answered inferentially in 0 of 1 runs, symmetrically in 1"), "{c}");
         assert!(c.contains("-0.40 at γ = 0.8 and 0.00 at γ = 0.3 — matches"), "{c}");
         assert!(c.contains("reasoning first in 0 of 1 — differs"), "{c}");
+    }
+
+    #[test]
+    fn the_headline_names_memory_only_when_the_task_has_it() {
+        let mixed = [row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(25, 0.25, 0.75, 0.5, 0.125, -0.5)];
+        assert_eq!(
+            headline_anchors(&mixed).unwrap(),
+            "key order correlation -0.50 (most negative); (4,3) answered inferential at step 25; memory 0.25, reasoning 0.75"
+        );
+        let reasoning_only = [row(0, f64::NAN, 0.0, 0.0, 0.0, 0.0), row(25, f64::NAN, 0.75, 0.0, 0.5, -0.5)];
+        assert_eq!(
+            headline_anchors(&reasoning_only).unwrap(),
+            "key order correlation -0.50 (most negative); (4,3) answered symmetric at step 25; reasoning 0.75"
+        );
+        assert_eq!(headline_anchors(&[]), None);
     }
 
     #[test]
