@@ -131,7 +131,7 @@ pub fn adapters() -> Vec<Adapter> {
             let limits = a.limits();
             Adapter {
                 max_buffer: limits.max_buffer_size,
-                max_storage_binding: limits.max_storage_buffer_binding_size as u64,
+                max_storage_binding: limits.max_storage_buffer_binding_size,
                 name: i.name.clone(),
                 api: format!("{:?}", i.backend),
                 kind: format!("{:?}", i.device_type),

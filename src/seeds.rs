@@ -252,9 +252,13 @@ pub fn chapter_of_csv(text: &str) -> Option<Task> {
     }
 }
 
+/// One run's headline numbers in a metrics CSV: its seed (when the CSV has a `seed` column) and
+/// its measures.
+pub type SeedMeasures = (Option<u64>, Vec<Measure>);
+
 /// `plateau summarize`'s work: each seed's headline numbers from a metrics CSV (one run, or
 /// several with a `seed` column) and the chapter they belong to.
-pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<(Option<u64>, Vec<Measure>)>), String> {
+pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<SeedMeasures>), String> {
     use crate::history::from_csv;
     let task = chapter_of_csv(text).ok_or(
         "not a Plateau metrics CSV: its header has none of apm (chapter 1), acc_inferential (chapter 2), \

@@ -328,7 +328,7 @@ fn usage() -> String {
             groups.push(p.chapters);
         }
     }
-    groups.sort_by_key(|g| (g.len() != 0, g.first().copied(), g.len()));
+    groups.sort_by_key(|g| (!g.is_empty(), g.first().copied(), g.len()));
     let mut out = format!("{USAGE_HEAD}\nexperiment parameters (`plateau params` lists each one's range and doc):");
     for g in groups {
         let keys = PARAMS.iter().filter(|p| p.chapters == g).map(|p| format!("--{}", p.key)).collect();

@@ -65,6 +65,10 @@ pub struct GpuBrowser {
     pub races: Vec<PageRace>,
 }
 
+/// One case of the native measurement: the case, then ms/step on native wgpu and on the native
+/// CPU backend (or why it could not be measured).
+pub type NativeCase = (Case, Result<f64, String>, Result<f64, String>);
+
 /// Everything the GPU section reports.
 #[derive(Debug, Default)]
 pub struct GpuResults {
@@ -77,7 +81,7 @@ pub struct GpuResults {
     /// Every adapter wgpu found natively.
     pub adapters: Vec<Adapter>,
     /// Per case: native wgpu and native CPU backend ms/step (or why not).
-    pub native: Vec<(Case, Result<f64, String>, Result<f64, String>)>,
+    pub native: Vec<NativeCase>,
     /// The browser's races (or why not).
     pub browser: Option<Result<GpuBrowser, String>>,
 }

@@ -47,11 +47,14 @@ const DEFAULT: &[(&str, &str)] = &[
     ("snapshot-every", "50"),
 ];
 
+/// Config changes as `(key, value)` pairs.
+pub(super) type Pairs = &'static [(&'static str, &'static str)];
+
 /// The chapter 2 ablation: each configuration changes one factor of the mixed reconstruction
 /// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, the
 /// next ones combine them, and the last change one factor of the interactive default.
 /// `(slug, factor, base, changes)`: the changes are applied over the base (see [`merged`]).
-pub(super) const ABLATION: &[(&str, &str, &[(&str, &str)], &[(&str, &str)])] = &[
+pub(super) const ABLATION: &[(&str, &str, Pairs, Pairs)] = &[
     ("reconstruction", "the mixed reconstruction", &[], &[]),
     ("no-memory", "no memory anchors", &[], &[("memory", "0")]),
     ("seq8", "sequence length 8", &[], &[("seq-len", "8")]),
@@ -233,7 +236,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     if let Some(p) = &long_paragraph {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        output::write_file(&page, plateau::report::replace_section(&html, "chapter2-long-findings", p).as_bytes())?;
+        output::write_file(page, plateau::report::replace_section(&html, "chapter2-long-findings", p).as_bytes())?;
         eprintln!("wrote section chapter2-long-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
@@ -335,7 +338,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        output::write_file(&page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph).as_bytes())?;
+        output::write_file(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter2-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)

@@ -129,7 +129,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        output::write_file(&page, plateau::report::replace_section(&html, "chapter4-findings", &paragraph).as_bytes())?;
+        output::write_file(page, plateau::report::replace_section(&html, "chapter4-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter4-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)

@@ -5,7 +5,7 @@ use super::*;
 
 /// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
 /// creates one, starting from the interactive default. `(slug, name, changes)`.
-pub(super) const SYNTAX_SEARCH: &[(&str, &str, &[(&str, &str)])] = &[
+pub(super) const SYNTAX_SEARCH: &[(&str, &str, super::reproduce_anchors::Pairs)] = &[
     ("default", "the interactive default", &[]),
     ("lr3e-4", "learning rate 3·10⁻⁴", &[("lr", "0.0003")]),
     ("lr3e-3", "learning rate 3·10⁻³", &[("lr", "0.003")]),
@@ -105,7 +105,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     let page = flags.get("page").unwrap_or("index.html");
     let html = std::fs::read_to_string(page)?;
     output::write_file(
-        &page,
+        page,
         plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph).as_bytes(),
     )?;
     eprintln!("wrote section chapter3-search-findings of {page}");
@@ -201,7 +201,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     if page_default {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        output::write_file(&page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph).as_bytes())?;
+        output::write_file(page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter3-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
