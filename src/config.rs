@@ -52,6 +52,51 @@ impl ModelKind {
     }
 }
 
+/// How chapter 2's memory table draws its labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryLabels {
+    /// Each (memory anchor, key) cell draws its label independently and uniformly (the
+    /// reconstruction's default): a memory anchor's labels are uniform only in expectation.
+    #[default]
+    Cell,
+    /// Each memory anchor's labels over the keys are a random permutation of the keys, so every
+    /// label appears exactly once per anchor: the anchor token alone carries no information about
+    /// the label.
+    Permutation,
+}
+
+impl MemoryLabels {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryLabels::Cell => "cell",
+            MemoryLabels::Permutation => "permutation",
+        }
+    }
+}
+
+/// Where chapter 2's memory anchor sits relative to its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryPosition {
+    /// `[key, m]`, the way reasoning anchors follow their key (the reconstruction's default).
+    #[default]
+    After,
+    /// `[m, key]`: the anchor comes first.
+    Before,
+}
+
+impl MemoryPosition {
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryPosition::After => "after",
+            MemoryPosition::Before => "before",
+        }
+    }
+}
+
 /// How attention scores become weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -186,6 +231,16 @@ pub struct RunConfig {
     /// Chapter 2 sequence length.
     #[serde(default = "default_seq_len")]
     pub seq_len: usize,
+    /// Chapter 2: keys per memory anchor that carry a fact (memory samples draw their key from
+    /// the first `memory_keys` keys; all 80 by default).
+    #[serde(default = "default_memory_keys")]
+    pub memory_keys: usize,
+    /// Chapter 2: how the memory table draws its labels.
+    #[serde(default)]
+    pub memory_labels: MemoryLabels,
+    /// Chapter 2: where the memory anchor sits relative to its key.
+    #[serde(default)]
+    pub memory_position: MemoryPosition,
     /// Linear learning-rate warm-up steps (chapters 2 and 3).
     #[serde(default)]
     pub warmup: usize,
@@ -216,6 +271,10 @@ fn default_memory() -> f64 {
 
 fn default_lexicon() -> usize {
     crate::chapters::syntax::data::FULL_LEXICON
+}
+
+fn default_memory_keys() -> usize {
+    crate::chapters::anchors::data::NUM_KEYS
 }
 
 fn default_seq_len() -> usize {

@@ -77,7 +77,11 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
                 );
             }
             "init" => {
-                let g = get("gamma", "0.8");
+                let default = plateau::config::RunConfig::defaults(
+                    plateau::config::Task::Anchors,
+                    plateau::config::Preset::Interactive,
+                );
+                let g = get("gamma", &default.gamma.to_string());
                 let rows =
                     from_csv(&read(&format!("results/interactive-anchors-transformer-g{g}-seed{seed}.csv"))).unwrap();
                 let s = summarize_anchors(&rows, g.parse().unwrap(), seed.parse().unwrap(), 0.0);

@@ -1,7 +1,7 @@
 //! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
 //! and the page's control for it.
 
-use super::{Attention, ModelKind, Preset, RunConfig};
+use super::{Attention, MemoryLabels, MemoryPosition, ModelKind, Preset, RunConfig};
 use serde::Serialize;
 
 /// Where a parameter lives in [`RunConfig`]: its reader and writer, by the field's type. With
@@ -345,6 +345,39 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: Kind::Int { min: 4, max: 16 },
         live: false,
         field: count!(seq_len),
+        chapters: &[2],
+        control: None,
+    },
+    ParamSpec {
+        key: "memory-keys",
+        doc: "Chapter 2: facts per memory anchor: memory samples draw their key from the first N keys (20 .. 19+N); 80 = every key.",
+        kind: Kind::Int { min: 1, max: 80 },
+        live: false,
+        field: count!(memory_keys),
+        chapters: &[2],
+        control: None,
+    },
+    ParamSpec {
+        key: "memory-labels",
+        doc: "Chapter 2: memory table labels drawn per (anchor, key) cell (cell) or as one permutation of the keys per anchor, so the anchor alone says nothing about the label (permutation).",
+        kind: Kind::Choice(&["cell", "permutation"]),
+        live: false,
+        field: Field::Named(
+            |c| c.memory_labels.name(),
+            |c, s| c.memory_labels = if s == "permutation" { MemoryLabels::Permutation } else { MemoryLabels::Cell },
+        ),
+        chapters: &[2],
+        control: None,
+    },
+    ParamSpec {
+        key: "memory-position",
+        doc: "Chapter 2: the memory anchor follows its key (after: [key, m]) or precedes it (before: [m, key]).",
+        kind: Kind::Choice(&["after", "before"]),
+        live: false,
+        field: Field::Named(
+            |c| c.memory_position.name(),
+            |c, s| c.memory_position = if s == "before" { MemoryPosition::Before } else { MemoryPosition::After },
+        ),
         chapters: &[2],
         control: None,
     },

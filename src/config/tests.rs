@@ -97,7 +97,7 @@ fn urls_and_json_round_trip_every_chapter() {
             cfg.seed = 42;
             cfg.lr = 0.00037;
             let q = to_query(&cfg);
-            assert!(q.starts_with("v=1"), "{q}");
+            assert!(q.starts_with("v=2"), "{q}");
             let (back, notes) = from_query(&q);
             assert!(notes.is_empty() && query_notices(&q).is_empty(), "{q}: {notes:?}");
             assert_eq!(back, cfg, "{q}");
@@ -106,14 +106,14 @@ fn urls_and_json_round_trip_every_chapter() {
             assert_eq!(back, cfg);
         }
     }
-    assert_eq!(to_query(&RunConfig::default()), "v=1");
+    assert_eq!(to_query(&RunConfig::default()), "v=2");
 }
 
 #[test]
 fn page_notices_name_unknown_keys_and_versions() {
-    let n = query_notices("?v=2&backend=cpu&hide=prose&frobnicate=1&c=2");
+    let n = query_notices("?v=3&backend=cpu&hide=prose&frobnicate=1&c=2");
     assert_eq!(n.len(), 2, "{n:?}");
-    assert!(n[0].contains("version \"2\""));
+    assert!(n[0].contains("version \"3\""));
     assert!(n[1].contains("unknown URL parameter \"frobnicate\""));
     assert!(from_json("[1]").is_err());
     assert!(from_json("{").is_err());
@@ -214,4 +214,28 @@ fn pairs_apply_preset_first_and_list_only_non_defaults() {
         cfg.non_default_pairs(),
         vec![("preset".to_string(), "paper".to_string()), ("c".to_string(), "2.5".to_string())]
     );
+}
+
+#[test]
+fn version_1_links_keep_the_defaults_they_were_written_against() {
+    // Chapter 2's interactive γ was 0.8 until URL version 2.
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Interactive).gamma, 0.7);
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Paper).gamma, 0.8);
+    let old = |q: &str| {
+        let (cfg, notes) = from_query(q);
+        assert!(notes.is_empty() && query_notices(q).is_empty(), "{q}: {notes:?}");
+        cfg
+    };
+    assert_eq!(old("v=1&experiment=anchors").gamma, 0.8);
+    assert_eq!(old("?experiment=anchors&seed=3&v=1").gamma, 0.8, "v anywhere in the query");
+    assert_eq!(old("v=1&experiment=anchors&gamma=0.3").gamma, 0.3, "a γ the link names is kept");
+    assert_eq!(old("v=1&experiment=anchors&preset=paper").gamma, 0.8);
+    assert_eq!(old("v=2&experiment=anchors").gamma, 0.7);
+    assert_eq!(old("experiment=anchors").gamma, 0.7, "a link without a version reads today's defaults");
+    assert_eq!(old("v=1&c=2.5"), old("v=2&c=2.5"), "other chapters did not change");
+    // Today's writer round-trips, and an old link rewritten names its γ.
+    let cfg = old("v=1&experiment=anchors&seed=4");
+    assert_eq!(to_query(&cfg), "v=2&experiment=anchors&seed=4&gamma=0.8");
+    assert_eq!(old(&to_query(&cfg)), cfg);
+    assert_eq!(query_notices("v=9").len(), 1);
 }

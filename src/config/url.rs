@@ -44,12 +44,37 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         .filter(|(k, _)| spec(k).is_some())
         .collect();
     let mut cfg = RunConfig::default();
-    let notices = cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut notices = cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    // A link written against older defaults keeps them: a key it left out took that version's
+    // default when it was written.
+    let version = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .filter(|(k, _)| url_decode(k) == "v")
+        .map(|(_, v)| url_decode(v))
+        .last();
+    if version.as_deref() == Some("1") {
+        for &(task, preset, key, value) in V1_DEFAULTS {
+            if cfg.experiment == task && cfg.preset == preset && !pairs.iter().any(|(k, _)| k == key) {
+                notices.extend(cfg.set_lenient(key, value));
+            }
+        }
+    }
     (cfg, notices)
 }
 
-/// Version of the URL format the page writes (`v=1`).
-pub const URL_VERSION: u32 = 1;
+/// Version of the URL format the page writes (`v=2`). A query lists only the values that differ
+/// from its chapter's defaults, so a change of a default needs a new version: links of an older
+/// version read the keys they leave out with that version's defaults.
+pub const URL_VERSION: u32 = 2;
+
+/// The versions a URL may carry: 1 (until chapter 2's interactive γ moved from 0.8 to 0.7) and 2.
+pub const URL_VERSIONS: &[&str] = &["1", "2"];
+
+/// The defaults version 1 links were written against, where they differ from today's:
+/// `(experiment, preset, key, value)`.
+pub const V1_DEFAULTS: &[(Task, Preset, &str, &str)] = &[(Task::Anchors, Preset::Interactive, "gamma", "0.8")];
 
 /// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
 /// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
@@ -66,7 +91,7 @@ pub fn query_notices(query: &str) -> Vec<String> {
             Some((k, v)) => (url_decode(k), url_decode(v)),
             None => (url_decode(part), String::new()),
         };
-        if k == "v" && v != URL_VERSION.to_string() {
+        if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
             out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
         } else if spec(&k).is_none() && !PAGE_KEYS.contains(&k.as_str()) {
             let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().copied()).collect();
@@ -76,7 +101,7 @@ pub fn query_notices(query: &str) -> Vec<String> {
     out
 }
 
-/// The query that reproduces `cfg`: `v=1` and the values that differ from its chapter's
+/// The query that reproduces `cfg`: `v=2` ([`URL_VERSION`]) and the values that differ from its chapter's
 /// defaults ([`RunConfig::non_default_pairs`]), percent-encoded.
 pub fn to_query(cfg: &RunConfig) -> String {
     let enc = |s: &str| -> String {

@@ -311,7 +311,7 @@ pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
     }
 }
 
-/// The URL query that reproduces a config (`v=1` and its non-default values).
+/// The URL query that reproduces a config (`v=2` and its non-default values).
 #[wasm_bindgen(js_name = configQuery)]
 pub fn config_query(config: JsValue) -> Result<String, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;

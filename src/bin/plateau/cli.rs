@@ -12,6 +12,7 @@
 //!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
 //! plateau reproduce --experiment anchors [--gammas 0.3,0.4,0.5,0.6,0.7,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
 //! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
+//! plateau reproduce --experiment anchors --learning-order [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50] [--resume]
@@ -266,6 +267,10 @@ const USAGE_HEAD: &str = "usage:
                          the interactive default also writes index.html's chapter2-findings)
   plateau reproduce --experiment anchors --ablation [--factors a,b] [--gammas 0.3,0.8] [--finished-only]
                         (one factor at a time from the mixed reconstruction; section chapter2-ablation)
+  plateau reproduce --experiment anchors --learning-order [--factors a,b] [--gammas 0.4,0.8]
+              [--seeds 0,1,2,3,4,5] [--fresh-seeds 3,4,5] [--finished-only]
+                        (which subset is learned first, one memory-design factor at a time from the
+                         interactive default with memory samples; section chapter2-learning-order)
   plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
                         (runs finished earlier with the same config are read back from --csv-dir;
                          the interactive default also writes index.html's chapter3-findings)
@@ -355,7 +360,7 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "search", "against-transcription"];
+const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "learning-order", "search", "against-transcription"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {

@@ -28,6 +28,14 @@
 //!   independently for each of the 4 × 80 (memory anchor, key) cells ([`MemoryTable`]). It carries
 //!   no information about the key's value, so it can only be memorized.
 //!
+//! **Memory design** ([`MemoryDesign`], the config's `memory-keys`, `memory-labels` and
+//! `memory-position`; the defaults are the layout above): memory samples may draw their key from
+//! the first `memory-keys` keys only (fewer facts per anchor); the table may draw each anchor's
+//! labels as a permutation of the keys ([`MemoryTable::permutations`], so every label appears once
+//! per anchor); and the anchor may precede its key (`[m, key]` at `p, p+1`). These are the factors
+//! of chapter 2's learning-order ablation (`plateau reproduce --experiment anchors
+//! --learning-order`). The default design draws the same random stream as before they existed.
+//!
 //! **Training distribution.** Every sample is fresh. A fraction `f` of each batch (the config's
 //! `memory`, [`MEMORY_FRACTION`] = 1/2 in the mixed task, 0 in the predecessor's pure reasoning
 //! task; rounded to the nearest integer, then placed in random order) is memory samples with
@@ -70,6 +78,7 @@
 //! then the anchor(s). Each train batch first draws its subset order (a Fisher–Yates shuffle). All
 //! ranges are sampled as `u32`/`i64`, so the stream is the same natively and in wasm.
 
+use crate::config::{MemoryLabels, MemoryPosition};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -191,6 +200,22 @@ impl MemoryTable {
         Self { labels }
     }
 
+    /// Draws the table one memory anchor at a time as a permutation of the keys (a Fisher–Yates
+    /// shuffle of `KEY_MIN..=KEY_MAX` with `u32` draws, anchor 5 first): every key is the label
+    /// of exactly one key per anchor, so the anchor token alone predicts nothing about the label.
+    pub fn permutations(rng: &mut ChaCha8Rng) -> Self {
+        let mut labels = Vec::with_capacity(MEMORY_ANCHORS.len() * NUM_KEYS);
+        for _ in MEMORY_ANCHORS {
+            let mut row: Vec<i64> = (KEY_MIN..=KEY_MAX).collect();
+            for i in (1..row.len()).rev() {
+                let j = rng.random_range(0..=i as u32) as usize;
+                row.swap(i, j);
+            }
+            labels.extend(row);
+        }
+        Self { labels }
+    }
+
     /// The label of memory anchor `m` with key `key`.
     ///
     /// # Panics
@@ -225,7 +250,8 @@ pub struct AnchorBatch {
     pub inferential: Vec<i64>,
     /// The symmetric answer; equals `labels` except on the held-out pair, where it is `key − 6`.
     pub symmetric: Vec<i64>,
-    /// Position of the key in every sequence (`0..=seq_len−3`); the anchor(s) follow it.
+    /// Position of the key in every sequence (`0..=seq_len−3`); the anchor(s) follow it, except
+    /// in a memory sample whose anchor comes first ([`MemoryPosition::Before`]: `1..=seq_len−2`).
     pub key_pos: Vec<usize>,
     /// Number of sequences.
     pub batch: usize,
@@ -252,12 +278,32 @@ impl AnchorBatch {
     }
 }
 
+/// The design of the memory samples: the factors the learning-order ablation varies (the
+/// default is the reconstruction's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemoryDesign {
+    /// Keys per memory anchor that carry a fact: memory samples draw their key from
+    /// `KEY_MIN..KEY_MIN + keys` (1..=[`NUM_KEYS`]; clamped).
+    pub keys: usize,
+    /// How the table draws its labels.
+    pub labels: MemoryLabels,
+    /// Where the memory anchor sits relative to its key.
+    pub position: MemoryPosition,
+}
+
+impl Default for MemoryDesign {
+    fn default() -> Self {
+        Self { keys: NUM_KEYS, labels: MemoryLabels::Cell, position: MemoryPosition::After }
+    }
+}
+
 /// The task: the memory table of one seed, and the sampler.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnchorTask {
     memory: MemoryTable,
     memory_fraction: f64,
     seq_len: usize,
+    design: MemoryDesign,
 }
 
 impl AnchorTask {
@@ -274,9 +320,28 @@ impl AnchorTask {
     /// # Panics
     /// If `seq_len` is outside [`SEQ_LEN_RANGE`] (the config rejects such values first).
     pub fn with(table_rng: &mut ChaCha8Rng, memory_fraction: f64, seq_len: usize) -> Self {
+        Self::designed(table_rng, memory_fraction, seq_len, MemoryDesign::default())
+    }
+
+    /// [`AnchorTask::with`] with a memory design other than the default. The default design
+    /// draws exactly the stream [`AnchorTask::with`] draws.
+    ///
+    /// # Panics
+    /// If `seq_len` is outside [`SEQ_LEN_RANGE`] (the config rejects such values first).
+    pub fn designed(table_rng: &mut ChaCha8Rng, memory_fraction: f64, seq_len: usize, design: MemoryDesign) -> Self {
         assert!(SEQ_LEN_RANGE.contains(&seq_len), "sequence length {seq_len} outside {SEQ_LEN_RANGE:?}");
         let memory_fraction = if memory_fraction.is_finite() { memory_fraction.clamp(0.0, 1.0) } else { 0.0 };
-        Self { memory: MemoryTable::new(table_rng), memory_fraction, seq_len }
+        let memory = match design.labels {
+            MemoryLabels::Cell => MemoryTable::new(table_rng),
+            MemoryLabels::Permutation => MemoryTable::permutations(table_rng),
+        };
+        let design = MemoryDesign { keys: design.keys.clamp(1, NUM_KEYS), ..design };
+        Self { memory, memory_fraction, seq_len, design }
+    }
+
+    /// The memory design.
+    pub fn design(&self) -> MemoryDesign {
+        self.design
     }
 
     /// Tokens per sequence.
@@ -367,12 +432,19 @@ impl AnchorTask {
             *t = rng.random_range(KEY_MIN..=KEY_MAX);
         }
         let p = rng.random_range(0..=(self.seq_len - 3) as u32) as usize;
-        let key = rng.random_range(KEY_MIN..=KEY_MAX);
+        let key_max = if kind == Subset::Memory { KEY_MIN + self.design.keys as i64 - 1 } else { KEY_MAX };
+        let key = rng.random_range(KEY_MIN..=key_max);
         row[p] = key;
         let (label, inferential, symmetric) = match kind {
             Subset::Memory => {
                 let m = MEMORY_ANCHORS[rng.random_range(0..MEMORY_ANCHORS.len() as u32) as usize];
-                row[p + 1] = m;
+                match self.design.position {
+                    MemoryPosition::After => row[p + 1] = m,
+                    MemoryPosition::Before => {
+                        row[p] = m;
+                        row[p + 1] = key;
+                    }
+                }
                 let l = self.memory.label(m, key);
                 (l, l, l)
             }
@@ -397,7 +469,8 @@ impl AnchorTask {
         out.keys.push(key);
         out.inferential.push(inferential);
         out.symmetric.push(symmetric);
-        out.key_pos.push(p);
+        let before = kind == Subset::Memory && self.design.position == MemoryPosition::Before;
+        out.key_pos.push(if before { p + 1 } else { p });
         out.batch += 1;
     }
 }

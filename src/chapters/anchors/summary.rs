@@ -537,6 +537,148 @@ pub fn ablation_findings(cells: &[AblationCell]) -> String {
     out
 }
 
+/// Counts of [`first_learned`] over some runs: reasoning first, memory first or at the same
+/// evaluation, neither.
+fn order_counts<'a>(runs: impl Iterator<Item = &'a AnchorSummary>) -> [usize; 3] {
+    let mut c = [0; 3];
+    for s in runs {
+        match first_learned(s) {
+            FirstLearned::Reasoning => c[0] += 1,
+            FirstLearned::Memory | FirstLearned::SameStep => c[1] += 1,
+            FirstLearned::Neither => c[2] += 1,
+        }
+    }
+    c
+}
+
+/// The median over the runs where both subsets were learned of (memory step − reasoning step):
+/// positive when reasoning comes first.
+fn median_lead(runs: &[AnchorSummary]) -> Option<f64> {
+    let mut v: Vec<f64> = runs
+        .iter()
+        .filter_map(|s| Some(s.memory_step? as f64 - s.reasoning_step? as f64))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(v[n / 2]),
+        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+/// The learning-order table: one line per (configuration, γ): each seed's memory / reasoning
+/// step (— when not learned within the run) and which came first; the counts (reasoning first;
+/// memory first or at the same evaluation), on all seeds and on the `fresh` seeds alone; the
+/// median lead of reasoning (memory step − reasoning step, over runs that learned both); the
+/// held-out answers; the mean final memory and seen-pair accuracies.
+pub fn learning_order_table(cells: &[AblationCell], fresh: &[u64]) -> String {
+    let mut t = String::from(
+        "| factor | change from the base | γ | memory / reasoning step per seed | reasoning first | memory first or same step | on fresh seeds: reasoning / memory | median lead of reasoning (steps) | held-out: inferential / symmetric / neither | final acc. memory / seen pairs (mean) |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let step = |s: Option<usize>| s.map_or("—".to_string(), |v| v.to_string());
+    for c in cells {
+        let n = c.runs.len();
+        let per_seed: Vec<String> = c
+            .runs
+            .iter()
+            .map(|s| format!("s{}: {} / {}", s.seed, step(s.memory_step), step(s.reasoning_step)))
+            .collect();
+        let all = order_counts(c.runs.iter());
+        let on_fresh: Vec<&AnchorSummary> = c.runs.iter().filter(|s| fresh.contains(&s.seed)).collect();
+        let f = order_counts(on_fresh.iter().copied());
+        let answers = |a: Answer| c.runs.iter().filter(|s| heldout_answer(s) == a).count();
+        let mean = |i: usize| c.runs.iter().map(|s| s.final_acc[i]).sum::<f64>() / n.max(1) as f64;
+        t.push_str(&format!(
+            "| {} | {} | {} | {} | {} of {n} | {} of {n} | {} | {} | {} / {} / {} | {:.2} / {:.2} |\n",
+            c.factor,
+            c.change,
+            c.gamma,
+            per_seed.join("; "),
+            all[0],
+            all[1],
+            if on_fresh.is_empty() { "—".to_string() } else { format!("{} / {} of {}", f[0], f[1], on_fresh.len()) },
+            median_lead(&c.runs).map_or("—".to_string(), |v| format!("{v:+.0}")),
+            answers(Answer::Inferential),
+            answers(Answer::Symmetric),
+            answers(Answer::Neither),
+            mean(0),
+            mean(1),
+        ));
+    }
+    t
+}
+
+/// What the learning-order ablation shows, by a rule fixed before the runs: a configuration
+/// **shows the paper's order** when at its largest γ (small init) reasoning is learned first in
+/// more than half of the runs and at its smallest γ memory is learned first (or at the same
+/// evaluation) in at least half. One line per configuration, then the configurations that pass.
+/// On `fresh` seeds the rule is applied again to those seeds alone.
+pub fn learning_order_findings(cells: &[AblationCell], fresh: &[u64]) -> String {
+    let mut factors: Vec<&str> = vec![];
+    for c in cells {
+        if !factors.contains(&c.factor.as_str()) {
+            factors.push(&c.factor);
+        }
+    }
+    let passes = |small: &[&AnchorSummary], large: &[&AnchorSummary]| {
+        let s = order_counts(small.iter().copied());
+        let l = order_counts(large.iter().copied());
+        !small.is_empty() && !large.is_empty() && 2 * s[0] > small.len() && 2 * l[1] >= large.len()
+    };
+    let mut out = String::new();
+    let mut passing = vec![];
+    for f in factors {
+        let mine: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == f).collect();
+        let lo = mine.iter().min_by(|a, b| a.gamma.total_cmp(&b.gamma)).expect("a factor has a cell");
+        let hi = mine.iter().max_by(|a, b| a.gamma.total_cmp(&b.gamma)).expect("a factor has a cell");
+        if lo.gamma == hi.gamma {
+            let c = order_counts(lo.runs.iter());
+            out.push_str(&format!(
+                "- {f}: only γ = {} finished: reasoning first in {} of {}, memory first or same step in {}.\n",
+                lo.gamma,
+                c[0],
+                lo.runs.len(),
+                c[1]
+            ));
+            continue;
+        }
+        let small: Vec<&AnchorSummary> = hi.runs.iter().collect();
+        let large: Vec<&AnchorSummary> = lo.runs.iter().collect();
+        let (s, l) = (order_counts(small.iter().copied()), order_counts(large.iter().copied()));
+        let ok = passes(&small, &large);
+        let fresh_small: Vec<&AnchorSummary> = small.iter().copied().filter(|r| fresh.contains(&r.seed)).collect();
+        let fresh_large: Vec<&AnchorSummary> = large.iter().copied().filter(|r| fresh.contains(&r.seed)).collect();
+        let fresh_note = if fresh_small.is_empty() || fresh_large.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; on the fresh seeds alone it {}",
+                if passes(&fresh_small, &fresh_large) { "holds" } else { "does not hold" }
+            )
+        };
+        if ok {
+            passing.push(f);
+        }
+        out.push_str(&format!(
+            "- {f}: at γ = {} (small init) reasoning first in {} of {}; at γ = {} (large init) memory first or same step in {} of {} — {}{fresh_note}.\n",
+            hi.gamma,
+            s[0],
+            small.len(),
+            lo.gamma,
+            l[1],
+            large.len(),
+            if ok { "the paper's order" } else { "not the paper's order" },
+        ));
+    }
+    out.push_str(&if passing.is_empty() {
+        "\nNo configuration shows the paper's order by this rule.\n".to_string()
+    } else {
+        format!("\nShows the paper's order by this rule: {}.\n", passing.join("; "))
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,5 +801,45 @@ mod tests {
         let c = anchors_comparison(&[inf, sym.clone(), sym]);
         assert!(c.contains("- γ = 0.3: held-out pair answered inferentially in 0 of 2 runs, symmetrically in 2; seen pairs fitted in 2 of 2;"), "{c}");
         assert!(c.contains("Large init memorizes: it answers with the mirror pair's label (symmetric).* Here at γ = 0.3: 2 of 2 symmetric — matches"), "{c}");
+    }
+
+    #[test]
+    fn learning_order_counts_leads_and_the_rule() {
+        // memory at 10, reasoning at 20 (memory first, lead −10); the reverse (lead +10); both at 10.
+        let mem_first = |g, seed| {
+            summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.6, 0.1, 0.0, 0.0, 0.0), row(20, 0.9, 0.7, 0.6, 0.0, 0.0)], g, seed, 1.0)
+        };
+        let rea_first = |g, seed| {
+            summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.1, 0.6, 0.0, 0.0, 0.0), row(20, 0.7, 0.9, 0.0, 0.8, 0.0)], g, seed, 1.0)
+        };
+        let same = summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.5, 0.5, 0.0, 0.0, 0.0)], 0.4, 2, 1.0);
+        let cell = |factor: &str, gamma: f64, runs: Vec<AnchorSummary>| AblationCell {
+            factor: factor.into(),
+            change: "`memory 0.25`".into(),
+            gamma,
+            steps: 20,
+            runs,
+        };
+        let cells = [
+            cell("quarter", 0.4, vec![mem_first(0.4, 0), same.clone(), rea_first(0.4, 3)]),
+            cell("quarter", 0.8, vec![rea_first(0.8, 0), rea_first(0.8, 2), mem_first(0.8, 3)]),
+            cell("base", 0.4, vec![rea_first(0.4, 0)]),
+            cell("base", 0.8, vec![rea_first(0.8, 0)]),
+        ];
+        let t = learning_order_table(&cells, &[3]);
+        assert!(
+            t.contains("| quarter | `memory 0.25` | 0.4 | s0: 10 / 20; s2: 10 / 10; s3: 20 / 10 | 1 of 3 | 2 of 3 | 1 / 0 of 1 | +0 | 1 / 1 / 1 | 0.70 / 0.70 |"),
+            "{t}"
+        );
+        assert!(t.contains("| quarter | `memory 0.25` | 0.8 | s0: 20 / 10; s2: 20 / 10; s3: 10 / 20 | 2 of 3 | 1 of 3 | 0 / 1 of 1 | +10 |"), "{t}");
+        let f = learning_order_findings(&cells, &[3]);
+        assert!(
+            f.contains("- quarter: at γ = 0.8 (small init) reasoning first in 2 of 3; at γ = 0.4 (large init) memory first or same step in 2 of 3 — the paper's order; on the fresh seeds alone it does not hold."),
+            "{f}"
+        );
+        assert!(f.contains("- base: at γ = 0.8 (small init) reasoning first in 1 of 1; at γ = 0.4 (large init) memory first or same step in 0 of 1 — not the paper's order."), "{f}");
+        assert!(f.ends_with("Shows the paper's order by this rule: quarter.\n"), "{f}");
+        assert_eq!(median_lead(&[]), None);
+        assert!(learning_order_findings(&cells[2..], &[]).ends_with("No configuration shows the paper's order by this rule.\n"));
     }
 }

@@ -6,7 +6,7 @@
 //! the embedding structure) and snapshots the embeddings. The memory table is drawn once from
 //! the `Table` stream.
 
-use super::data::{AnchorBatch, AnchorTask, VOCAB};
+use super::data::{AnchorBatch, AnchorTask, MemoryDesign, VOCAB};
 use super::metrics as m;
 use super::rows::{AnchorRow, AnchorSnapshot};
 use crate::config::{ModelKind, RunConfig};
@@ -95,7 +95,8 @@ impl Chapter for Anchors {
     type Carry = Option<m::Pca2>;
 
     fn build(cfg: &RunConfig, device: &Device) -> (Anchors, AnchorNet) {
-        let task = AnchorTask::with(&mut stream(cfg.seed, Stream::Table, 0), cfg.memory, cfg.seq_len);
+        let design = MemoryDesign { keys: cfg.memory_keys, labels: cfg.memory_labels, position: cfg.memory_position };
+        let task = AnchorTask::designed(&mut stream(cfg.seed, Stream::Table, 0), cfg.memory, cfg.seq_len, design);
         let init = Init::Gamma(cfg.gamma);
         let net = match cfg.model {
             ModelKind::Transformer => AnchorNet::Transformer(

@@ -48,7 +48,7 @@ pub struct BrowserResult {
     /// Size of the wasm linear memory (bytes) at chosen steps of a long interactive run.
     #[serde(default)]
     pub memory: Vec<(u64, f64)>,
-    /// Chapter 2's page at γ = 0.8 and 0.3: the held-out answer and its time to verdict.
+    /// Chapter 2's page at γ = 0.7 and 0.4 (small and large init): the held-out answer and its time to verdict.
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
     /// Chapter 4's page: when the collapse and the recovery showed.

@@ -578,7 +578,7 @@ pub struct Results {
     pub memory: Vec<(usize, f64, f64)>,
     /// The page's default run natively: `(seconds, step)` to the drop ([`native_drop`]).
     pub native_drop: Option<(f64, usize)>,
-    /// Chapter 2's default natively at γ = 0.8 and 0.3 ([`native_verdict`]).
+    /// Chapter 2's default natively at γ = 0.7 and 0.4 ([`native_verdict`]).
     pub native_verdicts: Vec<Verdict>,
     /// Chapter 4's default natively: collapse and recovery ([`native_lm`]).
     pub native_lm: Option<LmTiming>,

@@ -147,7 +147,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         // Chapter 2's time to verdict natively, beside the browser's (minutes of training: only
         // when the browser measured its own).
         if matches!(&r.browser, Some(Ok(b)) if !b.verdicts.is_empty()) {
-            for gamma in [0.8, 0.3] {
+            for gamma in [0.7, 0.4] {
                 eprintln!("bench: chapter 2's default natively at γ = {gamma}, to its verdict");
                 if let Some(v) = bench::native_verdict(gamma) {
                     eprintln!("        {v:?}");

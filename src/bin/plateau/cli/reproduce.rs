@@ -26,6 +26,7 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "strength",
             "brief-until",
             "ablation",
+            "learning-order",
             "factors",
             "page",
             "fresh-seeds",

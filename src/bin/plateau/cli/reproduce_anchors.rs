@@ -128,26 +128,33 @@ pub(super) fn ablation_base() -> RunConfig {
     cfg
 }
 
-/// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
-/// configuration of [`ABLATION`] × γ × seeds; runs already finished (same config and backend) are
-/// read back, not trained again; writes the `chapter2-ablation` section.
-pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+/// One configuration of a chapter 2 sweep: `(slug, factor, changes over the sweep's base)`.
+type Configuration<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+
+/// Trains (or reads back) every configuration × γ × seed of a chapter 2 sweep into `dir`
+/// (`{slug}-g{γ}-seed{s}`; a run `reproduce --experiment anchors` already made with the same
+/// config is read from the main folder instead). Only the `only` slugs train; the others, and
+/// everything under `--finished-only`, are read back when finished. Returns the cells with at
+/// least one finished run and the number of runs not finished.
+#[allow(clippy::too_many_arguments)]
+fn train_cells(
+    flags: &Flags,
+    configs: &[Configuration],
+    base: fn() -> RunConfig,
+    gammas: &[f64],
+    seeds: &[u64],
+    dir: &str,
+    only: Option<&[&str]>,
+    resume: &mut Resume,
+) -> Result<(Vec<plateau::chapters::anchors::summary::AblationCell>, usize), CliError> {
     use plateau::chapters::anchors::summary as r;
-    let seeds = seed_list(flags, "0,1,2")?;
-    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
-    let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
     let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
-    let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
-    std::fs::create_dir_all(&dir)?;
     let mut cells = vec![];
     let mut missing = 0;
-    for &(slug, factor, base, extra) in ABLATION {
-        let changes = &merged(base, extra)[..];
-        let train_this = only.as_ref().is_none_or(|o| o.contains(&slug)) && !finished_only;
-        for &g in &gammas {
+    for (slug, factor, changes) in configs {
+        let train_this = only.is_none_or(|o| o.contains(slug)) && !finished_only;
+        for &g in gammas {
             let mut cell = r::AblationCell {
                 factor: factor.to_string(),
                 change: change_text(changes),
@@ -155,8 +162,8 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
                 steps: 0,
                 runs: vec![],
             };
-            for &seed in &seeds {
-                let mut cfg = ablation_base();
+            for &seed in seeds {
+                let mut cfg = base();
                 for (k, v) in changes {
                     cfg.set(k, v)?;
                 }
@@ -191,7 +198,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
                         train_this,
                         flags.get("quiet").is_some(),
                         &label,
-                        &mut resume,
+                        resume,
                     )?,
                 };
                 let Some((rows, secs)) = run else {
@@ -208,6 +215,24 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
+    Ok((cells, missing))
+}
+
+/// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
+/// configuration of [`ABLATION`] × γ × seeds; runs already finished (same config and backend) are
+/// read back, not trained again; writes the `chapter2-ablation` section.
+pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::anchors::summary as r;
+    let seeds = seed_list(flags, "0,1,2")?;
+    let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
+    let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
+    let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
+    std::fs::create_dir_all(&dir)?;
+    let configs: Vec<_> = ABLATION.iter().map(|&(slug, factor, base, extra)| (slug, factor, merged(base, extra))).collect();
+    let (cells, _) = train_cells(flags, &configs, ablation_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
     // The page quotes what the longest runs of the interactive default show at large init.
     let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
     let long_paragraph = long.map(r::long_runs_paragraph);
@@ -247,6 +272,9 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     use plateau::chapters::anchors::summary as r;
     if flags.get("ablation").is_some() {
         return reproduce_ablation(flags, args);
+    }
+    if flags.get("learning-order").is_some() {
+        return reproduce_learning_order(flags, args);
     }
     let seeds = seed_list(flags, "0,1,2")?;
     // The sweep the page's table shows (REPRODUCTION.md records the exact command, with its fresh
@@ -341,5 +369,70 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
         output::write_file(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph).as_bytes())?;
         eprintln!("wrote section chapter2-findings of {page}");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The learning-order ablation: each configuration changes one factor of the memory samples'
+/// design (see `chapters/anchors/data.rs`, "Memory design") from [`learning_order_base`].
+/// `(slug, factor, changes)`.
+pub(super) const LEARNING_ORDER: &[(&str, &str, Pairs)] = &[
+    ("mixed", "half memory samples (the base)", &[]),
+    ("share0.375", "3/8 memory samples", &[("memory", "0.375")]),
+    ("share0.25", "1/4 memory samples", &[("memory", "0.25")]),
+    ("share0.125", "1/8 memory samples", &[("memory", "0.125")]),
+    ("permutation", "labels a permutation of the keys per anchor", &[("memory-labels", "permutation")]),
+    ("facts20", "20 facts per memory anchor", &[("memory-keys", "20")]),
+    ("before", "memory anchor before its key", &[("memory-position", "before")]),
+    ("seq12", "sequences of 12 tokens", &[("seq-len", "12")]),
+];
+
+/// The learning-order ablation's base: the page's interactive default (800 steps, batch 512,
+/// sequences of 8 tokens, 200-step warm-up) with half of each batch memory samples.
+pub(super) fn learning_order_base() -> RunConfig {
+    let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
+    cfg.set("memory", "0.5").expect("valid learning-order base");
+    cfg
+}
+
+/// `plateau reproduce --experiment anchors --learning-order [--factors a,b] [--gammas 0.4,0.8]
+/// [--seeds …] [--fresh-seeds …] [--finished-only]`: every configuration of [`LEARNING_ORDER`] ×
+/// γ × seeds; writes the `chapter2-learning-order` section.
+pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::anchors::summary as r;
+    let seeds = seed_list(flags, "0,1,2")?;
+    let fresh = flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?.unwrap_or_default();
+    let gammas = list_flag(flags, "gammas", "0.4,0.8")?;
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let dir = format!("{}/learning-order", flags.get("csv-dir").unwrap_or("results"));
+    let kind = flags.backend()?;
+    let mut resume = Resume::from_flags(flags)?;
+    let only = subset_flag(flags, "factors", "factor", &LEARNING_ORDER.iter().map(|a| a.0).collect::<Vec<_>>())?;
+    std::fs::create_dir_all(&dir)?;
+    let configs: Vec<_> = LEARNING_ORDER.iter().map(|&(slug, factor, changes)| (slug, factor, changes.to_vec())).collect();
+    let (cells, _) =
+        train_cells(flags, &configs, learning_order_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
+    if cells.is_empty() {
+        return resume.nothing_finished();
+    }
+    let base = learning_order_base();
+    let body = format!(
+        "## Chapter 2 — which subset is learned first: the memory design (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         The base is the page's interactive default with half of each batch memory samples ({}; {}); each \
+         configuration changes one factor of how the memory samples are made. The paper's claim (PAPERS.md §B): \
+         at small init (large γ) the reasoning anchors are learned before the memory anchors, at large init the \
+         memory anchors first. A subset is *learned* at the first evaluation with accuracy ≥ {}; a cell's \
+         steps are memory step / reasoning step per seed (— = not within the run). Every finished run of \
+         this command is listed.\n\n{}\n### What it shows\n\n{}",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        anchors_task_line(&base),
+        r::LEARNED,
+        r::learning_order_table(&cells, &fresh),
+        r::learning_order_findings(&cells, &fresh),
+    );
+    write_section(&out, "chapter2-learning-order", &body)?;
     Ok(ExitCode::SUCCESS)
 }

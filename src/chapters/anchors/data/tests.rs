@@ -231,3 +231,64 @@ fn token_lists_and_names() {
     assert_eq!(empty.batch, 0);
     assert!(empty.tokens.is_empty());
 }
+
+#[test]
+fn default_design_draws_the_same_stream_as_before() {
+    let plain = AnchorTask::with(&mut stream(4, Stream::Table, 0), 0.5, 9);
+    let designed = AnchorTask::designed(&mut stream(4, Stream::Table, 0), 0.5, 9, MemoryDesign::default());
+    assert_eq!(plain, designed);
+    assert_eq!(
+        plain.train_batch(300, &mut stream(4, Stream::Train, 2)),
+        designed.train_batch(300, &mut stream(4, Stream::Train, 2))
+    );
+}
+
+#[test]
+fn permutation_labels_use_every_key_once_per_anchor() {
+    let design = MemoryDesign { labels: MemoryLabels::Permutation, ..MemoryDesign::default() };
+    let t = AnchorTask::designed(&mut stream(6, Stream::Table, 0), 0.5, 9, design);
+    let cell = AnchorTask::with(&mut stream(6, Stream::Table, 0), 0.5, 9);
+    for (r, row) in t.memory().labels().chunks(NUM_KEYS).enumerate() {
+        let mut sorted = row.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, AnchorTask::key_tokens(), "anchor {}", MEMORY_ANCHORS[r]);
+        // a shuffle, not the identity
+        assert!(row.iter().zip(KEY_MIN..).filter(|(l, k)| **l == *k).count() < 10);
+    }
+    // Independent cells repeat some labels within an anchor (80 draws from 80 values: about
+    // 80·(1 − 1/e) ≈ 51 distinct), which is the per-token signal the permutation removes.
+    let distinct = |row: &[i64]| row.iter().collect::<std::collections::HashSet<_>>().len();
+    assert!(cell.memory().labels().chunks(NUM_KEYS).all(|row| distinct(row) < 65));
+}
+
+#[test]
+fn fewer_facts_and_the_anchor_before_its_key() {
+    let design = MemoryDesign { keys: 5, position: MemoryPosition::Before, ..MemoryDesign::default() };
+    let t = AnchorTask::designed(&mut stream(2, Stream::Table, 0), 0.5, 8, design);
+    assert_eq!(t.design().keys, 5);
+    let b = t.train_batch(2000, &mut stream(2, Stream::Train, 0));
+    let mut keys = std::collections::HashSet::new();
+    for i in 0..b.batch {
+        let row = b.row(i);
+        let p = b.key_pos[i];
+        assert_eq!(row[p], b.keys[i]);
+        if b.subset[i] == Subset::Memory {
+            // [m, key]: the anchor right before the key, the key one of the first five
+            assert!(MEMORY_ANCHORS.contains(&row[p - 1]), "row {row:?} key at {p}");
+            assert!((1..=6).contains(&p));
+            assert!((KEY_MIN..KEY_MIN + 5).contains(&b.keys[i]));
+            assert_eq!(b.labels[i], t.memory().label(row[p - 1], b.keys[i]));
+            keys.insert(b.keys[i]);
+        } else {
+            // reasoning samples keep every key and their layout
+            assert!(REASONING_ANCHORS.contains(&row[p + 1]) && REASONING_ANCHORS.contains(&row[p + 2]));
+        }
+    }
+    assert_eq!(keys, (KEY_MIN..KEY_MIN + 5).collect());
+    let reasoning_keys: std::collections::HashSet<_> =
+        (0..b.batch).filter(|&i| b.subset[i] != Subset::Memory).map(|i| b.keys[i]).collect();
+    assert!(reasoning_keys.len() > 70);
+    // Out-of-range fact counts are clamped.
+    let zero = MemoryDesign { keys: 0, ..MemoryDesign::default() };
+    assert_eq!(AnchorTask::designed(&mut stream(2, Stream::Table, 0), 0.5, 8, zero).design().keys, 1);
+}
