@@ -210,6 +210,9 @@ try {
     out.verdicts.push(v);
     log(`  ${JSON.stringify(v)}`);
   }
+  log('chapter 2 at its defaults (compare view): time until both verdicts');
+  out.compare = await measureCompare(browser, server);
+  log(`  ${JSON.stringify(out.compare)}`);
   // Chapter 4's page: when the collapse and its recovery show.
   log('chapter 4: time to the collapse and the recovery');
   out.lm = await measureCollapse(browser, server);
@@ -244,11 +247,28 @@ async function measureVerdict(browser, server, gamma) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const p = await ctx.newPage();
-    await p.goto(`${server.url}?experiment=anchors&gamma=${gamma}`, { waitUntil: 'load' });
+    await p.goto(`${server.url}?experiment=anchors&gamma=${gamma}&compare=off`, { waitUntil: 'load' });
     await p.waitForFunction(() => window.plateauVerdict, null, { timeout: 1_800_000, polling: 500 });
     return { gamma, ...(await p.evaluate(() => window.plateauVerdict)) };
   } catch (e) {
     return { gamma, answer: `error: ${String(e.message || e).split('\n')[0]}`, step: null, seconds: null };
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** Chapter 2's page at its defaults: the compare view trains the default γ and, beside it, the
+ * compare default in two workers; each run's held-out answer and the training time to it (on the
+ * page's one clock), so the time until both have settled is the later of the two. */
+async function measureCompare(browser, server) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}?experiment=anchors`, { waitUntil: 'load' });
+    await p.waitForFunction(() => window.plateauVerdict && window.plateauCompareVerdict, null, { timeout: 1_800_000, polling: 500 });
+    return await p.evaluate(() => ({ main: { gamma: Number(document.querySelector('#gamma-out').textContent), ...window.plateauVerdict }, other: window.plateauCompareVerdict }));
+  } catch (e) {
+    return { error: String(e.message || e).split('\n')[0] };
   } finally {
     await ctx.close();
   }

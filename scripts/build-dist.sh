@@ -10,7 +10,7 @@ bash scripts/build-web.sh
 rm -rf "$OUT"
 mkdir -p "$OUT/www/pkg" "$OUT/www/pkg-view" "$OUT/data"
 cp index.html embed.html REPRODUCTION.md "$OUT/"
-cp www/app.js www/charts.js www/controls.js www/dom.js www/exports.js www/holds.js www/pageflags.js www/protocol.js www/seeds.js www/state.js \
+cp www/app.js www/charts.js www/compare.js www/controls.js www/dom.js www/exports.js www/holds.js www/pageflags.js www/protocol.js www/seeds.js www/state.js \
   www/boot-check.js www/worker.js www/plateau-figure.js www/style.css "$OUT/www/"
 cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
 cp www/pkg-view/plateau.js www/pkg-view/plateau_bg.wasm "$OUT/www/pkg-view/"

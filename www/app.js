@@ -11,6 +11,7 @@ import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, chartIds } from './pageflags.js';
 import { setSeeds, startRun, startWorker, updateRate } from './protocol.js';
 import { MAX_SEEDS, seedsCsvText } from './seeds.js';
+import { companionCsv, readCompare, setCompare, showCompare } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 window.addEventListener('error', (e) => showError(`Something went wrong: ${e.message}`));
@@ -52,6 +53,8 @@ function wireControls() {
     scheduleDraw(true);
   });
   $('seeds').addEventListener('change', () => setSeeds(Number(field('seeds').value)));
+  $('compare-gamma').addEventListener('change', () => setCompare(field('compare-gamma').value));
+  $('compare-csv').addEventListener('click', () => download(`plateau-anchors-gamma${state.companion.cfg.gamma}-metrics.csv`, companionCsv(), 'text/csv'));
   $('lm-logx').addEventListener('change', () => scheduleDraw(true));
   $('seeds-csv').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
   wireExports();
@@ -130,6 +133,9 @@ async function boot() {
     else notice(`Invalid seeds="${v}" (allowed: 1 to ${MAX_SEEDS}); training one seed.`);
   }
   field('seeds').value = String(state.page.seeds);
+  const gamma = state.schema.find((p) => p.key === 'gamma');
+  state.page.compare = readCompare(params, { min: gamma.min, max: gamma.max });
+  showCompare();
   state.cfg = parsed.config;
   applyPageFlags();
   setControls(state.cfg);

@@ -2,6 +2,7 @@
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
+import { compareActive, companionSeries, drawCompareVerdict } from './compare.js';
 import { $, canvasById, field, keepChildren, notice, C, darkScheme, reducedMotion, setAttr, setClass, setHidden, setText } from './dom.js';
 
 /** Sets the text of the element with this id, only when it differs. @param {string} id @param {string} text */
@@ -186,7 +187,7 @@ export function drawCompare() {
   const now = state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
   const p = state.pinned;
   say('compare', p
-    ? `Pinned run (${configQuery(p.cfg).replace(/^v=1&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=1&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
+    ? `Pinned run (${configQuery(p.cfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
     : '');
   setHidden($('runs'), state.runs.length === 0 && !p);
 }
@@ -198,7 +199,7 @@ export function drawCompare() {
 /** The drawing jobs of a redraw: the status line, the comparison, the seed band, then the
  * chapter's charts, each drawn on its own (see [`drawChart`]). */
 export function drawJobs() {
-  const jobs = [drawStatus, drawCompare, drawBand, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => () => drawChart(c))];
+  const jobs = [drawStatus, drawCompare, drawBand, drawCompareVerdict, ...CHARTS.filter((c) => c.chapter === chapter()).map((c) => () => drawChart(c))];
   // The generations of chapters 1 and 4 (a few hundred token elements to lay out) are a job of their own.
   const samples = { 1: drawSamples, 4: drawLmSamples }[chapter()];
   if (samples) jobs.push(() => { const s = currentSnap(); if (s) samples(s); });
@@ -288,13 +289,29 @@ export const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 // ---- chapter 2 ----
 
+/**
+ * Chapter 2's compare view: a chart's two curves for the run on screen (blue) and the same two of
+ * the comparison run (orange), solid and dashed, labelled with each run's γ; `null` when there is
+ * no comparison run. @param {[string, string | ((r: any) => number), boolean][]} curves
+ */
+function compared(curves) {
+  if (!compareActive()) return null;
+  const mine = curves.map(([label, key, dashed]) => ({
+    label: `γ ${state.runCfg.gamma}: ${label}`,
+    color: C.blue,
+    dashed,
+    points: typeof key === 'function' ? Object.assign(state.rows.map((r) => [r.step, key(r)]), { get: key }) : col(key),
+  }));
+  return [...mine, ...companionSeries(C.orange, curves)];
+}
+
 /** Chapter 2's line charts. @returns {Chart[]} */
 function anchorJobs() {
   // Without memory anchors (the default task) the memory columns are NaN: leave them out.
   const mem = () => state.rows.some((r) => Number.isFinite(r.loss_memory));
   return [
     { chapter: 2, canvases: ['chart-subloss'], draw: () => {
-      const series = [
+      const series = compared([['reasoning loss', 'loss_reasoning', false], ['held-out (4,3) loss', 'loss_heldout', true]]) || [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('loss_memory') }] : []),
         { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
         { label: 'held-out pair (4,3)', color: C.verm, points: col('loss_heldout'), dashed: true },
@@ -304,7 +321,7 @@ function anchorJobs() {
       say('sum-subloss', `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`);
     } },
     { chapter: 2, canvases: ['chart-subacc'], draw: () => {
-      lineChart('chart-subacc', [
+      lineChart('chart-subacc', compared([['(4,3) inferential', 'acc_inferential', false], ['(4,3) symmetric', 'acc_symmetric', true]]) || [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('acc_memory') }] : []),
         { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
         { label: '(4,3) inferential', color: C.green, points: col('acc_inferential') },
@@ -317,7 +334,7 @@ function anchorJobs() {
     } },
     { chapter: 2, canvases: ['chart-emb'], draw: () => {
       const hasMemory = state.rows.some((r) => Number.isFinite(r.memory_anchor_cos));
-      lineChart('chart-emb', [
+      lineChart('chart-emb', compared([['key distance–cosine corr.', 'key_order_corr', false], ['reasoning anchors cos', 'reasoning_anchor_cos', true]]) || [
         { label: 'key distance–cosine corr.', color: C.blue, points: col('key_order_corr') },
         { label: 'reasoning anchors cos', color: C.green, points: col('reasoning_anchor_cos') },
         ...(hasMemory ? [{ label: 'memory anchors cos', color: C.orange, points: col('memory_anchor_cos') }] : []),
@@ -329,7 +346,8 @@ function anchorJobs() {
       const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
       const get = (k) => (r) => (r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN);
       const bin = (k) => Object.assign(state.rows.map((r) => [r.step, get(k)(r)]), { get: get(k) });
-      const series = bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
+      const series = compared([['|i − j| 1', get(0), false], ['|i − j| ≥ 20', get(4), true]])
+        || bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
       lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
       const r = last();
       say('sum-keydist', r && r.key_cos_by_distance

@@ -18,6 +18,9 @@ declare global {
     plateauDrop: { step: number; seconds: number } | null;
     /** Chapter 2: the held-out answer at the end of the run and when it settled. */
     plateauVerdict: { answer: string; step: number | null; seconds: number | null } | null;
+    /** Chapter 2's compare view: the comparison run's γ, its held-out answer at its end and
+     * when it settled (seconds on the page's training clock, like `plateauVerdict`'s). */
+    plateauCompareVerdict: { gamma: number; answer: string; step: number | null; seconds: number | null } | null;
     /** Chapter 4: when the collapse (hidden cosine ≥ 0.9) and the recovery first showed. */
     plateauLm: {
       collapsed: { step: number; seconds: number } | null;

@@ -1,7 +1,8 @@
 // @ts-check
-// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`) and the address
+// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`, `compare`) and the address
 // bar, which always holds the engine's query of the next reset's config plus these keys.
 import { configQuery } from './pkg-view/plateau.js';
+import { DEFAULT_COMPARE } from './compare.js';
 import { CHARTS } from './charts.js';
 import { notice } from './dom.js';
 import { chapterOf, state } from './state.js';
@@ -28,6 +29,7 @@ export function pageQuery() {
   if (!state.page.autoplay) out.push('autoplay=0');
   if (state.page.only) out.push(`only=${state.page.only.join(',')}`);
   if (state.page.seeds > 1) out.push(`seeds=${state.page.seeds}`);
+  if (state.page.compare !== DEFAULT_COMPARE) out.push(`compare=${state.page.compare === null ? 'off' : state.page.compare}`);
   return out;
 }
 

@@ -10,6 +10,7 @@ import { $, notice, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
+import { startCompanion } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
@@ -37,7 +38,7 @@ export function drawRuns() {
   const body = $('runs-body');
   body.replaceChildren(...state.runs.map((r) => {
     const tr = document.createElement('tr');
-    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax', 4: '4 · text' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=1&?/, '') || '(defaults)', r.headline || '–']) {
+    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax', 4: '4 · text' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=\d+&?/, '') || '(defaults)', r.headline || '–']) {
       const td = document.createElement('td');
       td.textContent = text;
       tr.append(td);
@@ -80,6 +81,8 @@ export function startRun(bytes) {
   resetBand();
   state.wantRunning = state.holds.size === 0;
   send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes });
+  // A loaded model file continues one run: it trains alone.
+  startCompanion(!!bytes);
   syncHolds();
   scheduleDraw(true);
 }
@@ -184,6 +187,8 @@ export function onMessage(e) {
       $('run-state').textContent = 'stopped';
       state.mainDone = true;
       state.band.seeds.forEach((s) => state.band.done.add(s));
+      state.companion.worker?.postMessage({ type: 'pause' });
+      state.companion.done = true;
       noteDone();
       startWorker();
       break;
@@ -206,10 +211,10 @@ export function runCsv() {
   return rowsCsv(state.runCfg, state.rows);
 }
 
-/** The run is done when the run on screen and its seed band's runs have all stopped: the holds
- * (and the host's coordinator) hear of it once. */
+/** The run is done when the run on screen, its seed band's runs and chapter 2's comparison run
+ * have all stopped: the holds (and the host's coordinator) hear of it once. */
 export function noteDone() {
-  const done = state.mainDone && bandComplete();
+  const done = state.mainDone && bandComplete() && state.companion.done;
   if (done !== state.runDone) { state.runDone = done; syncHolds(); }
 }
 

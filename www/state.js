@@ -31,7 +31,9 @@
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
- *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number},
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null},
+ *   companion: {worker: Worker | null, ready: boolean, cfg: Config | null, rows: Row[], step: number, done: boolean,
+ *     message: string, seconds: Map<number, number>},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
@@ -64,7 +66,9 @@ export const state = {
   recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
   pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
   backendOverride: '',
-  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1 }, // page-only URL keys
+  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null }, // page-only URL keys
+  // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
+  companion: { worker: null, ready: false, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed
@@ -77,5 +81,11 @@ export const chapterOf = (experiment) => ({ anchors: 2, syntax: 3, lm: 4 }[exper
 /** The chapter on screen. */
 export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
 
-/** Posts a message to the worker (none before it has started). @param {ToWorker} msg */
-export function send(msg) { if (state.worker) state.worker.postMessage(msg); }
+/** Posts a message to the worker (none before it has started). Pause, resume, step and live
+ * changes go to chapter 2's comparison run too (www/compare.js), so it keeps pace with the run on
+ * screen. @param {ToWorker} msg */
+export function send(msg) {
+  if (state.worker) state.worker.postMessage(msg);
+  const c = state.companion;
+  if (c.worker && c.ready && !c.done && ['pause', 'resume', 'step', 'set'].includes(msg.type)) c.worker.postMessage(msg);
+}

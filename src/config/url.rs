@@ -79,8 +79,9 @@ pub const V1_DEFAULTS: &[(Task, Preset, &str, &str)] = &[(Task::Anchors, Preset:
 /// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
 /// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
 /// `maps`), `controls` (comma list of control keys to show), `autoplay` (`0` | `1`), `only`
-/// (comma list of chart ids: just those charts, large).
-pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay", "only", "seeds"];
+/// (comma list of chart ids: just those charts, large), `seeds` (a seed band of 1 to 8 seeds),
+/// `compare` (chapter 2: the γ of a second run trained beside the first, or `off`).
+pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay", "only", "seeds", "compare"];
 
 /// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
 /// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.

@@ -40,7 +40,7 @@ async function finishedCsv(page, file) {
 test('chapter 2: γ 0.3 → 0.8 gives the key embeddings an ordered structure', { timeout: TEST_TIMEOUT }, async (t) => {
   // The mixed reconstruction at batch 128 (four times cheaper per step than the default), whose
   // key ordering REPRODUCTION.md's ablation measured: the test stays within a few minutes.
-  const { page, run } = await openPage('gamma', { query: '?experiment=anchors&gamma=0.3&steps=400&eval-every=25&snapshot-every=100&batch=128&memory=0.5&seq-len=9&warmup=0' });
+  const { page, run } = await openPage('gamma', { query: '?experiment=anchors&gamma=0.3&steps=400&eval-every=25&snapshot-every=100&batch=128&memory=0.5&seq-len=9&warmup=0&compare=off' });
   await run(async () => {
     await booted(page);
     assert.equal(await page.$eval('[data-experiment="anchors"]', (b) => b.getAttribute('aria-current')), 'true');

@@ -36,7 +36,7 @@ const text = (page, sel) => page.$eval(sel, (el) => el.textContent.trim());
 
 for (const experiment of ['mws', 'anchors', 'syntax']) {
   test(`a diverging ${experiment} run stops with a message and keeps its history`, { timeout: TEST_TIMEOUT }, async (t) => {
-    const { page, run } = await openPage(`diverge-${experiment}`, { query: `?experiment=${experiment}&eval-every=2&snapshot-every=4` });
+    const { page, run } = await openPage(`diverge-${experiment}`, { query: `?experiment=${experiment}&eval-every=2&snapshot-every=4&compare=off` });
     await run(async () => {
       await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 6);
       await page.evaluate(() => window.plateauTest('diverge'));

@@ -51,6 +51,9 @@ pub struct BrowserResult {
     /// Chapter 2's page at γ = 0.7 and 0.4 (small and large init): the held-out answer and its time to verdict.
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
+    /// Chapter 2's page at its defaults: the compare view's two runs, each with its verdict.
+    #[serde(default)]
+    pub compare: Option<CompareVerdicts>,
     /// Chapter 4's page: when the collapse and the recovery showed.
     #[serde(default)]
     pub lm: Option<LmTiming>,
@@ -256,4 +259,19 @@ pub(super) fn run_json_env<T: serde::de::DeserializeOwned>(
         return Err(format!("{prog} failed: {}", err.lines().last().unwrap_or("no message")));
     }
     serde_json::from_slice(last_line(&out.stdout)).map_err(|e| format!("unreadable output from {prog}: {e}"))
+}
+
+/// Chapter 2's compare view at the page's defaults (`bench/browser.mjs`, `measureCompare`): the
+/// run on screen's verdict and the comparison run's, on one training clock, or why not.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct CompareVerdicts {
+    /// The run on screen (the default γ).
+    #[serde(default)]
+    pub main: Option<Verdict>,
+    /// The comparison run (the compare default γ).
+    #[serde(default)]
+    pub other: Option<Verdict>,
+    /// Why nothing was measured.
+    #[serde(default)]
+    pub error: Option<String>,
 }

@@ -277,6 +277,13 @@ pub fn report(r: &Results, date: &str) -> String {
                 yes(ok)
             ));
         }
+        if let Some(c) = &b.compare {
+            let (text, ok) = compare_row(c);
+            o.push_str(&format!(
+                "| chapter 2's default compare view settles both held-out answers within 90 s in headless Chromium (two workers) | {text} | {} |\n",
+                yes(ok)
+            ));
+        }
         if let Some(lm) = &b.lm {
             let native = |f: fn(&LmTiming) -> Option<AtSeconds>| {
                 r.native_lm.as_ref().and_then(f).map_or(String::new(), |a| {
@@ -604,5 +611,27 @@ fn profile_section(o: &mut String, r: &Results, one_thread: &[(String, f64)]) {
             fmt_ms(ms / p.steps as f64),
             kind_of(f)
         ));
+    }
+}
+
+/// The compare view's row: each run's answer with its step and training seconds, and the time
+/// until both had settled (the later one); `ok` when both settled within 90 s.
+pub(crate) fn compare_row(c: &super::browser::CompareVerdicts) -> (String, bool) {
+    let one = |v: &Verdict| match (v.step, v.seconds) {
+        (Some(step), Some(sec)) => format!("γ = {}: {} from step {step}, {sec:.1} s", v.gamma, v.answer),
+        _ => format!("γ = {}: {} at the end (no answer settles)", v.gamma, v.answer),
+    };
+    match (&c.main, &c.other) {
+        (Some(a), Some(b)) => {
+            let both = a.seconds.zip(b.seconds).map(|(x, y)| x.max(y));
+            let text = format!(
+                "{}; {}; {}",
+                one(a),
+                one(b),
+                both.map_or("not both settled".to_string(), |s| format!("both by {s:.1} s of training"))
+            );
+            (text, both.is_some_and(|s| s <= 90.0))
+        }
+        _ => (format!("not measured ({})", c.error.as_deref().unwrap_or("no verdict")), false),
     }
 }

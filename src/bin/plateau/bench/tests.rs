@@ -398,3 +398,36 @@ fn a_failure_is_summed_up_by_its_first_line_and_its_innermost_cause() {
     );
     assert_eq!(failure_summary("plain panic"), "plain panic");
 }
+
+#[test]
+fn the_compare_row_waits_for_the_later_verdict() {
+    use super::browser::CompareVerdicts;
+    let v = |gamma: f64, answer: &str, step: Option<usize>, seconds: Option<f64>| Verdict {
+        gamma,
+        answer: answer.into(),
+        step,
+        seconds,
+    };
+    let both = CompareVerdicts {
+        main: Some(v(0.7, "inferential", Some(275), Some(80.25))),
+        other: Some(v(0.4, "symmetric", Some(700), Some(180.0))),
+        error: None,
+    };
+    assert_eq!(
+        report::compare_row(&both),
+        (
+            "γ = 0.7: inferential from step 275, 80.2 s; γ = 0.4: symmetric from step 700, 180.0 s; both by 180.0 s of training"
+                .to_string(),
+            false
+        )
+    );
+    let fast = CompareVerdicts { other: Some(v(0.4, "symmetric", Some(300), Some(85.0))), ..both.clone() };
+    assert!(report::compare_row(&fast).1, "both within 90 s");
+    let neither = CompareVerdicts { other: Some(v(0.4, "neither", None, None)), ..both };
+    assert_eq!(
+        report::compare_row(&neither).0,
+        "γ = 0.7: inferential from step 275, 80.2 s; γ = 0.4: neither at the end (no answer settles); not both settled"
+    );
+    let failed = CompareVerdicts { error: Some("timeout".into()), ..Default::default() };
+    assert_eq!(report::compare_row(&failed), ("not measured (timeout)".to_string(), false));
+}
