@@ -43,6 +43,7 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
     const next = rng(17);
     const pick = (list) => list[Math.floor(next() * list.length)];
     let notices = 0;
+    let refusals = 0;
     for (let i = 0; i < CASES; i += 1) {
       const pairs = Array.from({ length: 1 + Math.floor(next() * 5) }, () => {
         const key = next() < 0.6 ? pick(keys) : next() < 0.7 ? pick(PAGE_KEYS) : pick(NASTY);
@@ -71,7 +72,12 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
         };
       }, query);
       const label = `case ${i}: ${query}`;
-      assert.equal(seen.error, '', `${label}: #error`);
+      // Every value in range but all together over the browser's memory budget: refusing to train
+      // with a message that names what to reduce is the expected outcome (reliability.test.mjs).
+      if (/^Training stopped: this configuration needs about \d+\.\d GB of memory to train, over the limit of [\d.]+ GB in the browser; reduce /.test(seen.error)) {
+        refusals += 1;
+        errors.splice(0, errors.length, ...errors.filter((e) => !/needs about/.test(e)));
+      } else assert.equal(seen.error, '', `${label}: #error`);
       assert.deepEqual(errors, [], `${label}: console errors`);
       for (const n of seen.engine) assert.ok(seen.shown.includes(n), `${label}: the engine's notice "${n}" is shown (${seen.shown.join(' | ')})`);
       assert.ok(seen.same, `${label}: the written address ${seen.written} reopens the same configuration`);
@@ -81,7 +87,7 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
       assert.equal(seen.handlers, 0, `${label}: no inline handler`);
       notices += seen.shown.length;
     }
-    t.diagnostic(`${CASES} URLs, ${notices} notices shown`);
+    t.diagnostic(`${CASES} URLs, ${notices} notices shown, ${refusals} refused as over the memory budget`);
     assert.ok(notices >= CASES, `the generator produces plenty of rejected values (${notices} notices)`);
   });
 });

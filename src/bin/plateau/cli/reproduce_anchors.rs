@@ -415,6 +415,10 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
         return resume.nothing_finished();
     }
     let base = learning_order_base();
+    // The page quotes the base configuration's order and the configurations that pass; only a
+    // run of the whole ablation (every factor, the default γ pair) writes it.
+    let whole = only.is_none() && gammas == [0.4, 0.8];
+    let paragraph = r::learning_order_paragraph(&cells, &fresh);
     let body = format!(
         "## Chapter 2 — which subset is learned first: the memory design (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
@@ -423,7 +427,7 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
          at small init (large γ) the reasoning anchors are learned before the memory anchors, at large init the \
          memory anchors first. A subset is *learned* at the first evaluation with accuracy ≥ {}; a cell's \
          steps are memory step / reasoning step per seed (— = not within the run). Every finished run of \
-         this command is listed.\n\n{}\n### What it shows\n\n{}",
+         this command is listed.\n\n{}\n### What it shows\n\n{}{}",
         args.join(" "),
         today(),
         kind.name(),
@@ -432,7 +436,18 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
         r::LEARNED,
         r::learning_order_table(&cells, &fresh),
         r::learning_order_findings(&cells, &fresh),
+        if whole {
+            format!("\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-order-findings`):\n\n> {paragraph}\n")
+        } else {
+            String::new()
+        },
     );
     write_section(&out, "chapter2-learning-order", &body)?;
+    if whole {
+        let page = flags.get("page").unwrap_or("index.html");
+        let html = std::fs::read_to_string(page)?;
+        output::write_file(page, plateau::report::replace_section(&html, "chapter2-order-findings", &paragraph).as_bytes())?;
+        eprintln!("wrote section chapter2-order-findings of {page}");
+    }
     Ok(ExitCode::SUCCESS)
 }
