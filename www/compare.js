@@ -41,17 +41,13 @@ export const compareWanted = () => !!state.runCfg && state.runCfg.experiment ===
 export const compareActive = () => compareWanted() && !!state.companion.cfg && state.companion.rows.length > 0;
 
 /** Posts a message to the companion's worker (when it has one). @param {any} msg */
-export function sendCompanion(msg) {
-  if (state.companion.worker && state.companion.ready) state.companion.worker.postMessage(msg);
-}
-
 /** The start message of the companion for the run on screen (its config: γ replaced). */
 function startMessage() {
   return {
     type: 'start',
     run: state.run,
     config: { ...state.runCfg, gamma: state.page.compare },
-    backend: state.backendOverride,
+    backend: state.companion.backend,
     autoplay: state.wantRunning,
     seeds: [],
   };
@@ -74,16 +70,38 @@ export function startCompanion(alone) {
     return;
   }
   c.cfg = { ...state.runCfg, gamma: state.page.compare };
+  // The comparison trains on the run's backend: the URL's, or the one the run's worker chose
+  // (its race decides once, for both; see `companionBackend`).
+  c.backend = state.backendOverride || null;
+  c.started = false;
   if (!c.worker) {
     const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     worker.onmessage = onCompanionMessage;
     worker.onerror = (e) => stopCompanion(`its worker failed (${e.message || 'it could not start'})`);
     c.worker = worker;
     c.ready = false;
-  } else if (c.ready) {
-    c.worker.postMessage(startMessage());
+  } else {
+    startWhenReady();
   }
   drawCompareVerdict();
+}
+
+/** Posts the companion's start once its worker is up and its backend known. */
+function startWhenReady() {
+  const c = state.companion;
+  if (c.worker && c.ready && c.backend && !c.done && !c.started) {
+    c.started = true;
+    c.worker.postMessage(startMessage());
+  }
+}
+
+/** The run on screen's worker chose its backend (`msg.backend` of its 'backend' message): the
+ * comparison run trains on the same one. @param {string} backend */
+export function companionBackend(backend) {
+  const c = state.companion;
+  if (c.backend) return;
+  c.backend = backend;
+  startWhenReady();
 }
 
 /** The comparison run cannot go on: its worker goes, the run on screen is not affected. @param {string} why */
@@ -106,7 +124,7 @@ function onCompanionMessage(e) {
   switch (msg.type) {
     case 'ready':
       c.ready = true;
-      if (!c.done) c.worker.postMessage(startMessage());
+      startWhenReady();
       break;
     case 'chunk': {
       if (msg.run !== state.run) break;
@@ -167,7 +185,7 @@ export function drawCompareVerdict() {
   const other = c.message
     ? `γ = ${state.page.compare}: ${c.message}`
     : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.rows, c.done)}`;
-  setText(el, `Held-out pair (4,3) — ${mine}; ${other}.`);
+  setText(el, `Held-out pair (4,3) — ${mine}; ${other}. The maps and the sentences under the charts describe this run.`);
 }
 
 /** The companion's curves for a line chart: each `[label, key, dashed]` of its rows, orange. The

@@ -10,7 +10,7 @@ import { $, notice, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
-import { startCompanion } from './compare.js';
+import { companionBackend, startCompanion } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
@@ -114,6 +114,7 @@ export function onMessage(e) {
       }
       state.omega = msg.omega;
       state.reference = msg.reference || null;
+      companionBackend(msg.backend);
       break;
     case 'state': {
       const now = performance.now();

@@ -32,8 +32,8 @@
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null},
- *   companion: {worker: Worker | null, ready: boolean, cfg: Config | null, rows: Row[], step: number, done: boolean,
- *     message: string, seconds: Map<number, number>},
+ *   companion: {worker: Worker | null, ready: boolean, started: boolean, backend: string | null, cfg: Config | null,
+ *     rows: Row[], step: number, done: boolean, message: string, seconds: Map<number, number>},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
@@ -68,7 +68,7 @@ export const state = {
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null }, // page-only URL keys
   // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
-  companion: { worker: null, ready: false, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
+  companion: { worker: null, ready: false, started: false, backend: null, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed
@@ -87,5 +87,5 @@ export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
 export function send(msg) {
   if (state.worker) state.worker.postMessage(msg);
   const c = state.companion;
-  if (c.worker && c.ready && !c.done && ['pause', 'resume', 'step', 'set'].includes(msg.type)) c.worker.postMessage(msg);
+  if (c.worker && c.started && !c.done && ['pause', 'resume', 'step', 'set'].includes(msg.type)) c.worker.postMessage(msg);
 }

@@ -56,7 +56,7 @@ test('compare γ: the second run waits, trains beside the first, and equals the 
     const verdict = await text(page, '#compare-verdict');
     t.diagnostic(verdict);
     assert.match(verdict, /^Held-out pair \(4,3\) — γ = 0\.7 \(this run\): (neither answer by the end \(step 30\)|\w+ since step \d+ \(final\)); /);
-    assert.match(verdict, /γ = 0\.4 \(beside it, in orange\): (neither answer by the end \(step 30\)|\w+ since step \d+ \(final\))\.$/);
+    assert.match(verdict, /γ = 0\.4 \(beside it, in orange\): (neither answer by the end \(step 30\)|\w+ since step \d+ \(final\))\. The maps and the sentences under the charts describe this run\.$/);
     const cmp = await page.evaluate(() => window.plateauCompareVerdict);
     assert.equal(cmp.gamma, 0.4);
     const main = await downloadText(page, '#csv', 'compare-main.csv');
