@@ -360,7 +360,8 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] = &["quiet", "resume", "json", "finished-only", "ablation", "learning-order", "search", "against-transcription"];
+const SWITCHES: &[&str] =
+    &["quiet", "resume", "json", "finished-only", "ablation", "learning-order", "search", "against-transcription"];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {

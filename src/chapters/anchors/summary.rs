@@ -554,10 +554,7 @@ fn order_counts<'a>(runs: impl Iterator<Item = &'a AnchorSummary>) -> [usize; 3]
 /// The median over the runs where both subsets were learned of (memory step − reasoning step):
 /// positive when reasoning comes first.
 fn median_lead(runs: &[AnchorSummary]) -> Option<f64> {
-    let mut v: Vec<f64> = runs
-        .iter()
-        .filter_map(|s| Some(s.memory_step? as f64 - s.reasoning_step? as f64))
-        .collect();
+    let mut v: Vec<f64> = runs.iter().filter_map(|s| Some(s.memory_step? as f64 - s.reasoning_step? as f64)).collect();
     v.sort_by(f64::total_cmp);
     match v.len() {
         0 => None,
@@ -715,7 +712,13 @@ pub fn learning_order_paragraph(cells: &[AblationCell], fresh: &[u64]) -> String
     let mine: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == base).collect();
     let at = |c: &AblationCell| {
         let n = order_counts(c.runs.iter());
-        format!("at γ = {} memory first (or together) in {} of {} runs, reasoning first in {}", c.gamma, n[1], c.runs.len(), n[0])
+        format!(
+            "at γ = {} memory first (or together) in {} of {} runs, reasoning first in {}",
+            c.gamma,
+            n[1],
+            c.runs.len(),
+            n[0]
+        )
     };
     let mut sorted = mine.clone();
     sorted.sort_by(|a, b| b.gamma.total_cmp(&a.gamma));
@@ -864,10 +867,20 @@ mod tests {
     fn learning_order_counts_leads_and_the_rule() {
         // memory at 10, reasoning at 20 (memory first, lead −10); the reverse (lead +10); both at 10.
         let mem_first = |g, seed| {
-            summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.6, 0.1, 0.0, 0.0, 0.0), row(20, 0.9, 0.7, 0.6, 0.0, 0.0)], g, seed, 1.0)
+            summarize_anchors(
+                &[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.6, 0.1, 0.0, 0.0, 0.0), row(20, 0.9, 0.7, 0.6, 0.0, 0.0)],
+                g,
+                seed,
+                1.0,
+            )
         };
         let rea_first = |g, seed| {
-            summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.1, 0.6, 0.0, 0.0, 0.0), row(20, 0.7, 0.9, 0.0, 0.8, 0.0)], g, seed, 1.0)
+            summarize_anchors(
+                &[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.1, 0.6, 0.0, 0.0, 0.0), row(20, 0.7, 0.9, 0.0, 0.8, 0.0)],
+                g,
+                seed,
+                1.0,
+            )
         };
         let same = summarize_anchors(&[row(0, 0.0, 0.0, 0.0, 0.0, 0.0), row(10, 0.5, 0.5, 0.0, 0.0, 0.0)], 0.4, 2, 1.0);
         let cell = |factor: &str, gamma: f64, runs: Vec<AnchorSummary>| AblationCell {
@@ -902,7 +915,8 @@ mod tests {
             "{f}"
         );
         assert_eq!(median_lead(&[]), None);
-        assert!(learning_order_findings(&cells[2..], &[]).contains("No configuration shows the paper's order by this rule.\n"));
+        assert!(learning_order_findings(&cells[2..], &[])
+            .contains("No configuration shows the paper's order by this rule.\n"));
     }
 
     #[test]

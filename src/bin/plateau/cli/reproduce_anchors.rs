@@ -231,7 +231,8 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     let mut resume = Resume::from_flags(flags)?;
     let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
-    let configs: Vec<_> = ABLATION.iter().map(|&(slug, factor, base, extra)| (slug, factor, merged(base, extra))).collect();
+    let configs: Vec<_> =
+        ABLATION.iter().map(|&(slug, factor, base, extra)| (slug, factor, merged(base, extra))).collect();
     let (cells, _) = train_cells(flags, &configs, ablation_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
     // The page quotes what the longest runs of the interactive default show at large init.
     let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
@@ -400,7 +401,8 @@ pub(super) fn learning_order_base() -> RunConfig {
 pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::anchors::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
-    let fresh = flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?.unwrap_or_default();
+    let fresh =
+        flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?.unwrap_or_default();
     let gammas = list_flag(flags, "gammas", "0.4,0.8")?;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let dir = format!("{}/learning-order", flags.get("csv-dir").unwrap_or("results"));
@@ -408,7 +410,8 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     let mut resume = Resume::from_flags(flags)?;
     let only = subset_flag(flags, "factors", "factor", &LEARNING_ORDER.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
-    let configs: Vec<_> = LEARNING_ORDER.iter().map(|&(slug, factor, changes)| (slug, factor, changes.to_vec())).collect();
+    let configs: Vec<_> =
+        LEARNING_ORDER.iter().map(|&(slug, factor, changes)| (slug, factor, changes.to_vec())).collect();
     let (cells, _) =
         train_cells(flags, &configs, learning_order_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
     if cells.is_empty() {
@@ -446,7 +449,10 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     if whole {
         let page = flags.get("page").unwrap_or("index.html");
         let html = std::fs::read_to_string(page)?;
-        output::write_file(page, plateau::report::replace_section(&html, "chapter2-order-findings", &paragraph).as_bytes())?;
+        output::write_file(
+            page,
+            plateau::report::replace_section(&html, "chapter2-order-findings", &paragraph).as_bytes(),
+        )?;
         eprintln!("wrote section chapter2-order-findings of {page}");
     }
     Ok(ExitCode::SUCCESS)
