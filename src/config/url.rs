@@ -53,7 +53,7 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         .filter_map(|p| p.split_once('='))
         .filter(|(k, _)| url_decode(k) == "v")
         .map(|(_, v)| url_decode(v))
-        .last();
+        .next_back();
     if version.as_deref() == Some("1") {
         for &(task, preset, key, value) in V1_DEFAULTS {
             if cfg.experiment == task && cfg.preset == preset && !pairs.iter().any(|(k, _)| k == key) {
