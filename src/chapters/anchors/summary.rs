@@ -415,6 +415,17 @@ pub struct AblationCell {
     pub runs: Vec<AnchorSummary>,
 }
 
+/// The factors of some cells, each once, in the order they first appear.
+fn factor_names(cells: &[AblationCell]) -> Vec<&str> {
+    let mut names: Vec<&str> = vec![];
+    for c in cells {
+        if !names.contains(&c.factor.as_str()) {
+            names.push(&c.factor);
+        }
+    }
+    names
+}
+
 /// The page's paragraph on longer runs (`index.html`, section `chapter2-long-findings`): how a
 /// configuration trained longer (`cell`, one γ) answers the held-out pair, when it fitted the
 /// seen pairs (reasoning accuracy ≥ [`LEARNED`], median over the seeds that did) and when the
@@ -490,12 +501,7 @@ pub fn ablation_table(cells: &[AblationCell]) -> String {
 /// half the seeds inferential, at the smallest none], and which configurations learn the memory
 /// subset before the reasoning one.
 pub fn ablation_findings(cells: &[AblationCell]) -> String {
-    let mut factors: Vec<&str> = vec![];
-    for c in cells {
-        if !factors.contains(&c.factor.as_str()) {
-            factors.push(&c.factor);
-        }
-    }
+    let factors = factor_names(cells);
     let mut out = String::new();
     for f in factors {
         let mut at: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == f).collect();
@@ -612,12 +618,7 @@ pub fn learning_order_table(cells: &[AblationCell], fresh: &[u64]) -> String {
 /// evaluation) in at least half. One line per configuration, then the configurations that pass.
 /// On `fresh` seeds the rule is applied again to those seeds alone.
 pub fn learning_order_findings(cells: &[AblationCell], fresh: &[u64]) -> String {
-    let mut factors: Vec<&str> = vec![];
-    for c in cells {
-        if !factors.contains(&c.factor.as_str()) {
-            factors.push(&c.factor);
-        }
-    }
+    let factors = factor_names(cells);
     let passes = |small: &[&AnchorSummary], large: &[&AnchorSummary]| {
         let s = order_counts(small.iter().copied());
         let l = order_counts(large.iter().copied());
@@ -676,13 +677,7 @@ pub fn learning_order_findings(cells: &[AblationCell], fresh: &[u64]) -> String 
     // A weaker reading, reported beside the rule: does reasoning gain on memory at small init,
     // whichever comes first? (The median lead, over the runs that learned both.)
     let mut shifts = vec![];
-    let mut names: Vec<&str> = vec![];
-    for c in cells {
-        if !names.contains(&c.factor.as_str()) {
-            names.push(&c.factor);
-        }
-    }
-    for f in names {
+    for f in factor_names(cells) {
         let mine: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == f).collect();
         let lo = mine.iter().min_by(|a, b| a.gamma.total_cmp(&b.gamma));
         let hi = mine.iter().max_by(|a, b| a.gamma.total_cmp(&b.gamma));
