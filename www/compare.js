@@ -9,7 +9,7 @@
 import { heldoutAnswer, rowsCsv } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { $, notice, setHidden, setText } from './dom.js';
-import { noteDone } from './protocol.js';
+import { noteDone, showRunning } from './protocol.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { state } from './state.js';
@@ -58,6 +58,7 @@ function startMessage() {
 export function startCompanion(alone) {
   const c = state.companion;
   c.rows = [];
+  c.running = false;
   c.done = false;
   c.message = '';
   c.seconds = new Map();
@@ -110,6 +111,7 @@ function stopCompanion(why) {
   if (c.worker) c.worker.terminate();
   c.worker = null;
   c.ready = false;
+  c.running = false;
   c.done = true;
   c.message = `stopped: ${why}`;
   notice(`The comparison run (γ = ${state.page.compare}) stopped: ${why}. The run on screen goes on; Reset starts both again.`);
@@ -137,11 +139,16 @@ function onCompanionMessage(e) {
         c.done = true;
         c.message = msg.status === 'diverged' ? `diverged: ${msg.message}` : '';
         noteCompareVerdict();
+        showRunning();
       }
       noteDone();
       scheduleDraw(false);
       break;
     }
+    case 'state':
+      c.running = msg.running;
+      showRunning();
+      break;
     case 'notice': notice(`Comparison run (γ = ${state.page.compare}): ${msg.message}`); break;
     case 'error':
       if (msg.fatal) stopCompanion(msg.message);

@@ -116,18 +116,10 @@ export function onMessage(e) {
       state.reference = msg.reference || null;
       companionBackend(msg.backend);
       break;
-    case 'state': {
-      const now = performance.now();
-      if (msg.running && state.runSince === null) state.runSince = now;
-      if (!msg.running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
-      state.running = msg.running;
-      $('play').textContent = msg.running ? 'Pause' : 'Play';
-      $('play').setAttribute('aria-pressed', msg.running ? 'false' : 'true');
-      if (!state.mainDone) {
-        $('run-state').textContent = msg.running ? 'training' : 'paused';
-      }
+    case 'state':
+      state.workerRunning = msg.running;
+      showRunning();
       break;
-    }
     case 'chunk': {
       if (msg.run !== state.run) break; // posted by the previous run before the worker saw the reset
       // When the engine thins its bounded history it resends what it kept from the start: replace
@@ -194,6 +186,23 @@ export function onMessage(e) {
       startWorker();
       break;
     default: break;
+  }
+}
+
+/** Whether anything trains: the run on screen's worker, or chapter 2's comparison run (which may
+ * go on after the run on screen finished). The Play button, the run state and the training clock
+ * (the seconds the verdicts are timed by) follow it. */
+export function showRunning() {
+  const c = state.companion;
+  const running = state.workerRunning || (c.running && !c.done);
+  const now = performance.now();
+  if (running && state.runSince === null) state.runSince = now;
+  if (!running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
+  state.running = running;
+  $('play').textContent = running ? 'Pause' : 'Play';
+  $('play').setAttribute('aria-pressed', running ? 'false' : 'true');
+  if (!state.mainDone) {
+    $('run-state').textContent = running ? 'training' : 'paused';
   }
 }
 

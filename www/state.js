@@ -32,8 +32,9 @@
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null},
- *   companion: {worker: Worker | null, ready: boolean, started: boolean, backend: string | null, cfg: Config | null,
- *     rows: Row[], step: number, done: boolean, message: string, seconds: Map<number, number>},
+ *   workerRunning: boolean,
+ *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
+ *     cfg: Config | null, rows: Row[], step: number, done: boolean, message: string, seconds: Map<number, number>},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
@@ -47,7 +48,7 @@ export const state = {
   reference: null, // chapter 4's reference levels (the engine's lmReference), from the worker
   steps: 0,
   step: 0,
-  running: false,
+  running: false, // anything trains: the run on screen or chapter 2's comparison run
   holds: new Set(), // why the run waits (www/holds.js); it trains when this is empty
   wantRunning: true,
   readyForHost: false,
@@ -68,7 +69,8 @@ export const state = {
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null }, // page-only URL keys
   // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
-  companion: { worker: null, ready: false, started: false, backend: null, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
+  workerRunning: false, // the run on screen's worker is training (see showRunning in www/protocol.js)
+  companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed

@@ -65,6 +65,15 @@ test('compare γ: the second run waits, trains beside the first, and equals the 
     assert.equal(main.text.split('\n')[0], other.text.split('\n')[0], 'the same columns');
     assert.equal(other.text.trim().split('\n').length, 5, 'header and the evaluations at steps 0, 10, 20, 30');
     assert.notEqual(main.text, other.text, 'another γ trains another model');
+    // Another γ beside a finished run: the comparison starts again from step 0 and trains alone;
+    // the Play button and the clock follow it.
+    assert.equal(await text(page, '#play'), 'Play', 'both runs finished');
+    await page.selectOption('#compare-gamma', '0.5');
+    await waitFn(page, () => /γ = 0\.5 \(beside it, in orange\): neither answer by the end|γ = 0\.5 \(beside it, in orange\): \w+ since step \d+ \(final\)/.test(document.querySelector('#compare-verdict').textContent));
+    await waitFn(page, () => document.querySelector('#play').textContent === 'Play');
+    assert.equal(await text(page, '#run-state'), 'finished');
+    assert.match(page.url(), /compare=0\.5/);
+    assert.equal((await page.evaluate(() => window.plateauCompareVerdict)).gamma, 0.5);
     // The comparison run is the run the page trains alone at that γ, row for row.
     const alone = await openPage('alone', { query: `?${SHORT}&gamma=0.4&compare=off` });
     await alone.run(async () => {
