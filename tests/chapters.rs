@@ -292,6 +292,23 @@ fn the_pages_chapter2_long_run_findings_are_the_ones_quoted_in_reproduction_md()
     assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
+/// The page's paragraph on which subset chapter 2 learns first is the one `plateau reproduce
+/// --experiment anchors --learning-order` wrote into `index.html` and quoted in its section.
+#[test]
+fn the_pages_chapter2_order_findings_are_the_ones_quoted_in_reproduction_md() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = ("<!-- BEGIN chapter2-order-findings -->", "<!-- END chapter2-order-findings -->");
+    let a = html.find(begin).expect("index.html has the chapter2-order-findings block") + begin.len();
+    let b = html.find(end).expect("the block ends");
+    let block = html[a..b].trim();
+    assert!(block.starts_with("<strong>Which is learned first</strong>"), "{block}");
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let section = repro.split("<!-- BEGIN chapter2-learning-order -->").nth(1).expect("the learning-order section");
+    let section = section.split("<!-- END chapter2-learning-order -->").next().unwrap();
+    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
+}
+
 /// The page's "what the measured runs show" for chapter 3 is generated, like chapter 2's.
 #[test]
 fn the_pages_chapter3_findings_are_the_ones_quoted_in_reproduction_md() {
