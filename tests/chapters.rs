@@ -255,90 +255,72 @@ fn small_init_answers_the_held_out_pair_inferentially_and_large_init_does_not() 
     assert_ne!(large, Answer::Inferential, "γ = 0.3: {r_large:?}");
 }
 
+/// The generated block `page` of `index.html` (the text between its BEGIN and END markers),
+/// after checking that `REPRODUCTION.md`'s section `section` quotes it word for word.
+fn quoted_block(page: &str, section: &str) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
+    let (begin, end) = (format!("<!-- BEGIN {page} -->"), format!("<!-- END {page} -->"));
+    let a = html.find(&begin).unwrap_or_else(|| panic!("index.html has the {page} block")) + begin.len();
+    let b = html.find(&end).expect("the block ends");
+    let block = html[a..b].trim().to_string();
+    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
+    let quoted =
+        repro.split(&format!("<!-- BEGIN {section} -->")).nth(1).unwrap_or_else(|| panic!("the {section} section"));
+    let quoted = quoted.split(&format!("<!-- END {section} -->")).next().unwrap();
+    assert!(
+        quoted.contains(&format!("> {block}\n")),
+        "REPRODUCTION.md's {section} quotes another paragraph than the page's {page}"
+    );
+    block
+}
+
 /// The page's "what the measured runs show" for chapter 2 is generated, never typed: the block in
 /// `index.html` is the paragraph that `plateau reproduce --experiment anchors` wrote there and
 /// quoted in `REPRODUCTION.md`'s chapter 2 section.
 #[test]
 fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter2-findings -->", "<!-- END chapter2-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter2-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter2-findings", "chapter2-interactive-anchors-transformer");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
     assert!(
         block.contains("<td>0.8</td>") && block.contains("<td>0.3</td>"),
         "a row for the smallest and the largest init: {block}"
     );
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter2-interactive-anchors-transformer -->").nth(1).expect("the section");
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// The page's paragraph on chapter 2's longer runs is generated too: the one `plateau reproduce
 /// --experiment anchors --ablation` wrote into `index.html` and quoted in its section.
 #[test]
 fn the_pages_chapter2_long_run_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter2-long-findings -->", "<!-- END chapter2-long-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter2-long-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter2-long-findings", "chapter2-ablation");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>Longer runs</strong>") && block.contains("γ = 0.3"), "{block}");
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter2-ablation -->").nth(1).expect("the ablation section");
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// The page's paragraph on which subset chapter 2 learns first is the one `plateau reproduce
 /// --experiment anchors --learning-order` wrote into `index.html` and quoted in its section.
 #[test]
 fn the_pages_chapter2_order_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter2-order-findings -->", "<!-- END chapter2-order-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter2-order-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter2-order-findings", "chapter2-learning-order");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>Which is learned first</strong>"), "{block}");
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter2-learning-order -->").nth(1).expect("the learning-order section");
-    let section = section.split("<!-- END chapter2-learning-order -->").next().unwrap();
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// The page's "what the measured runs show" for chapter 3 is generated, like chapter 2's.
 #[test]
 fn the_pages_chapter3_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter3-findings -->", "<!-- END chapter3-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter3-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter3-findings", "chapter3-interactive-syntax");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter3-interactive-syntax -->").nth(1).expect("the section");
-    let section = section.split("<!-- END chapter3-interactive-syntax -->").next().unwrap();
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// The page's summary of the chapter 3 search is the one `REPRODUCTION.md`'s search section quotes.
 #[test]
 fn the_pages_chapter3_search_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter3-search-findings -->", "<!-- END chapter3-search-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter3-search-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter3-search-findings", "chapter3-search");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>What the search found</strong>"), "{block}");
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter3-search -->").nth(1).expect("the search section");
-    let section = section.split("<!-- END chapter3-search -->").next().unwrap();
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// The one trainer's checkpoints serve chapters 2 and 3 too: a run resumed from a checkpoint
@@ -376,17 +358,9 @@ fn chapters_2_and_3_resume_from_a_checkpoint_bit_for_bit() {
 /// The page's "what the measured runs show" for chapter 4 is generated, like chapter 2's.
 #[test]
 fn the_pages_chapter4_findings_are_the_ones_quoted_in_reproduction_md() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let html = std::fs::read_to_string(format!("{root}/index.html")).unwrap();
-    let (begin, end) = ("<!-- BEGIN chapter4-findings -->", "<!-- END chapter4-findings -->");
-    let a = html.find(begin).expect("index.html has the chapter4-findings block") + begin.len();
-    let b = html.find(end).expect("the block ends");
-    let block = html[a..b].trim();
+    let block = quoted_block("chapter4-findings", "chapter4-interactive-lm");
+    let block = block.as_str();
     assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
-    let repro = std::fs::read_to_string(format!("{root}/REPRODUCTION.md")).unwrap();
-    let section = repro.split("<!-- BEGIN chapter4-interactive-lm -->").nth(1).expect("the section");
-    let section = section.split("<!-- END chapter4-interactive-lm -->").next().unwrap();
-    assert!(section.contains(&format!("> {block}\n")), "REPRODUCTION.md quotes another paragraph than the page shows");
 }
 
 /// Chapter 4's default for 300 steps: the contract columns, the log-spaced schedule, and the
