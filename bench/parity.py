@@ -33,6 +33,15 @@ def rel(a, b):
     return abs(a - b) / max(abs(a), abs(b), 1e-12)
 
 
+def number_or_text(v):
+    """A config value as the engine writes it (text): a number where it reads as one
+    (`0.8`, `1e-3`), else the text itself (`softmax`, `cell`, `after`)."""
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dump", help="the JSON of `plateau parity-dump`")
@@ -45,7 +54,7 @@ def main():
     torch.set_num_threads(a.threads)
     d = json.load(open(a.dump))
     raw = d["config"]  # every value as the engine writes it: text
-    cfg = {k: (v if k in ("attention", "experiment", "preset", "model") else float(v)) for k, v in raw.items()}
+    cfg = {k: number_or_text(v) for k, v in raw.items()}
     for k in ("layers", "heads", "d-model", "d-ff", "c-from"):
         cfg[k] = int(cfg[k])
     vocab, positions = d["vocab"], d["positions"]
