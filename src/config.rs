@@ -76,6 +76,42 @@ impl MemoryLabels {
     }
 }
 
+/// Which language chapter 3 trains on (issue #35's design search).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grammar {
+    /// The dependency grammar with number agreement (`chapters::syntax::data`), BERT masking.
+    #[default]
+    Agreement,
+    /// Centre-embedded clauses whose verb its own subject selects, matched by index particles
+    /// (`chapters::syntax::nested`), BERT masking.
+    Nested,
+    /// The nested language with only verbs masked: every target is predicted by its arc alone.
+    NestedVerbs,
+    /// Typed brackets nested like Dyck words (`chapters::syntax::dyck`), BERT masking.
+    Dyck,
+}
+
+impl Grammar {
+    /// Every grammar, in the order the search and the docs list them.
+    pub const ALL: [Grammar; 4] = [Grammar::Agreement, Grammar::Nested, Grammar::NestedVerbs, Grammar::Dyck];
+
+    /// The name used in flags, URLs and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Grammar::Agreement => "agreement",
+            Grammar::Nested => "nested",
+            Grammar::NestedVerbs => "nested-verbs",
+            Grammar::Dyck => "dyck",
+        }
+    }
+
+    /// The grammar called `name`, `None` for any other text.
+    pub fn from_name(name: &str) -> Option<Grammar> {
+        Grammar::ALL.into_iter().find(|g| g.name() == name)
+    }
+}
+
 /// Where chapter 2's memory anchor sits relative to its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -247,6 +283,9 @@ pub struct RunConfig {
     /// Chapter 3: words per open class of the grammar (10 = the full grammar).
     #[serde(default = "default_lexicon")]
     pub lexicon: usize,
+    /// Chapter 3: the language.
+    #[serde(default)]
+    pub grammar: Grammar,
     /// AdamW weight decay (chapters 2 and 3).
     pub weight_decay: f64,
     /// Chapter 3 SAS regularizer strength λ.

@@ -141,6 +141,41 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
 }
 
 #[test]
+fn the_nested_languages_train_on_their_own_vocabulary_and_positions() {
+    use plateau::chapters::syntax::language::{max_len, vocab_size, Grammar};
+    for (g, vocab, positions) in [(Grammar::Nested, 44, 24), (Grammar::NestedVerbs, 44, 24), (Grammar::Dyck, 10, 20)] {
+        let mut cfg = syntax(1);
+        cfg.set("grammar", g.name()).unwrap();
+        let shape = syntax::model_config(&cfg);
+        assert_eq!((shape.vocab, shape.positions), (vocab, positions), "{}", g.name());
+        let mut t = SyntaxTrainer::new(cfg, &cpu_device()).unwrap();
+        assert_eq!(block_on(t.advance()), Status::Running);
+        let r = &t.history.rows[0];
+        // near-uniform logits at init: every loss ≈ ln V (ln 44 = 3.78, ln 10 = 2.30); the
+        // selection part (the verb against another noun's verb in the same slot, the closing
+        // bracket against the next type) at chance, ln 2
+        let ln_v = (vocab_size(g) as f64).ln();
+        for v in [r.loss, r.heldout_loss, r.verb_loss] {
+            assert!(v > ln_v - 0.1 && v < ln_v + 0.15, "{}: {v} vs ln V = {ln_v}", g.name());
+        }
+        assert!((r.verb_number_loss - 2f64.ln()).abs() < 0.05, "selection part at init {}", r.verb_number_loss);
+        let snap = &t.history.snapshots[0];
+        // the snapshot shows a sentence of the language: particles, or brackets only
+        let ours = match g {
+            Grammar::Dyck => snap.words.iter().all(|w| w.len() == 1 && "()[]{}<>".contains(w.as_str())),
+            _ => snap.words.iter().any(|w| w == "q1"),
+        };
+        assert!(ours && snap.words.len() <= max_len(g), "{}: {:?}", g.name(), snap.words);
+    }
+    // the agreement grammar keeps its shape
+    let shape = syntax::model_config(&syntax(1));
+    assert_eq!((shape.vocab, shape.positions), (65, 20));
+    let mut cfg = syntax(1);
+    let err = cfg.set("grammar", "english").unwrap_err().to_string();
+    assert!(err.contains("agreement") && err.contains("nested-verbs") && err.contains("dyck"), "{err}");
+}
+
+#[test]
 fn verb_items_are_fixed_far_subject_sentences_with_only_the_verb_masked() {
     let items = syntax::verb_items(0);
     assert_eq!(items.len(), syntax::VERB_ITEMS);

@@ -43,14 +43,15 @@ impl RunConfig {
     /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
     /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
     /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n + 1`
-    /// and 18; chapter 2: `seq-len` and 100; chapter 3: 20 and 65; chapter 4: 32 and 1024). It is meant to be within a
+    /// and 18; chapter 2: `seq-len` and 100; chapter 3: the grammar's, 20 and 65 for agreement, 24 and 44 for nested; chapter 4: 32 and 1024). It is meant to be within a
     /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
     pub fn memory_estimate(&self) -> f64 {
         let (t, v) = match self.experiment {
             Task::Mws | Task::PrefixSum => (self.seq_len() as f64, crate::chapters::plateau::data::VOCAB as f64),
             Task::Anchors => (self.seq_len as f64, crate::chapters::anchors::data::VOCAB as f64),
             Task::Syntax => {
-                (crate::chapters::syntax::data::MAX_LEN as f64, crate::chapters::syntax::data::vocab_size() as f64)
+                use crate::chapters::syntax::language::{max_len, vocab_size};
+                (max_len(self.grammar) as f64, vocab_size(self.grammar) as f64)
             }
             Task::Lm => (crate::chapters::lm::corpus::CONTEXT as f64, crate::chapters::lm::corpus::VOCAB as f64),
         };

@@ -53,6 +53,7 @@ impl RunConfig {
         memory_position: super::MemoryPosition::After,
         warmup: 0,
         lexicon: crate::chapters::syntax::data::FULL_LEXICON,
+        grammar: super::Grammar::Agreement,
         weight_decay: 0.0,
         lambda: 0.0,
         lambda_from: 0,

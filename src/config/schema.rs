@@ -1,7 +1,7 @@
 //! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
 //! and the page's control for it.
 
-use super::{Attention, MemoryLabels, MemoryPosition, ModelKind, Preset, RunConfig};
+use super::{Attention, Grammar, MemoryLabels, MemoryPosition, ModelKind, Preset, RunConfig};
 use serde::Serialize;
 
 /// Where a parameter lives in [`RunConfig`]: its reader and writer, by the field's type. With
@@ -392,10 +392,19 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "lexicon",
-        doc: "Chapter 3: words per open class (nouns, verbs, adjectives) of the grammar; fewer = lower lexical entropy, so more of the loss is syntax; 10 = the full grammar.",
+        doc: "Chapter 3: words per open class of the grammar (agreement: nouns, verbs, adjectives; nested: nouns, at most 8, and each noun's verbs, at most 3); fewer = lower lexical entropy, so more of the loss is syntax; 10 = the full grammar.",
         kind: Kind::Int { min: 1, max: 10 },
         live: false,
         field: count!(lexicon),
+        chapters: &[3],
+        control: None,
+    },
+    ParamSpec {
+        key: "grammar",
+        doc: "Chapter 3's language: agreement (the dependency grammar with number agreement), nested (centre-embedded clauses whose verb its subject selects, matched by index particles) nested-verbs (the same with only verbs masked) or dyck (typed brackets nested like Dyck words).",
+        kind: Kind::Choice(&["agreement", "nested", "nested-verbs", "dyck"]),
+        live: false,
+        field: Field::Named(|c| c.grammar.name(), |c, s| c.grammar = Grammar::from_name(s).unwrap_or_default()),
         chapters: &[3],
         control: None,
     },

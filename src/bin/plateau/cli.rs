@@ -15,6 +15,7 @@
 //! plateau reproduce --experiment anchors --learning-order [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
+//! plateau reproduce --experiment syntax --design [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50] [--resume]
 //!             [--finished-only] [--transcription-dir results/transcription]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
@@ -277,6 +278,9 @@ const USAGE_HEAD: &str = "usage:
   plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
                         (the search for a plateau; section chapter3-search and index.html's
                          chapter3-search-findings)
+  plateau reproduce --experiment syntax --design [--configs a,b] [--seeds 0,1,2] [--finished-only]
+                        (the language design search: which grammar gives a sudden drop with the
+                         syntactic heads; section chapter3-design)
   plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50]
               [--resume | --finished-only] [--csv-dir results/seeds] [--transcription-dir results/transcription]
                         (chapter 1 at c = 1, the engine's seeds against the PyTorch transcription's
@@ -360,8 +364,17 @@ pub struct Flags {
     pub extra: Vec<(String, String)>,
 }
 
-const SWITCHES: &[&str] =
-    &["quiet", "resume", "json", "finished-only", "ablation", "learning-order", "search", "against-transcription"];
+const SWITCHES: &[&str] = &[
+    "quiet",
+    "resume",
+    "json",
+    "finished-only",
+    "ablation",
+    "learning-order",
+    "search",
+    "design",
+    "against-transcription",
+];
 
 /// Parses `--key value` pairs; `allowed_extra` names the non-schema flags this subcommand takes.
 pub fn parse_flags(args: &[String], allowed_extra: &[&str]) -> Result<Flags, CliError> {

@@ -470,21 +470,43 @@ pub fn gold_heads(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
 /// [`IGNORE`] (−1) everywhere else, padding included. Returns `(inputs, targets)`, both
 /// `[batch, t]` with `batch = min(lengths.len(), tokens.len() / t)` (empty when `t = 0`).
 pub fn mlm_mask(tokens: &[i64], lengths: &[usize], t: usize, rng: &mut ChaCha8Rng) -> (Vec<i64>, Vec<i64>) {
+    mlm_mask_among(tokens, lengths, t, WORDS.len(), None, MLM_PROB, rng)
+}
+
+/// [`mlm_mask`] generalized: a random replacement draws one of `n_words` words (ids
+/// `FIRST_WORD..FIRST_WORD + n_words`), and the positions that may be selected are, per sentence,
+/// `candidates[b]` (those below its length, in the given order) instead of every real position;
+/// each is selected with probability `p`, and a sentence with none selected gets one of its
+/// candidates uniformly (if it has any). `mlm_mask` is `(WORDS.len(), None, MLM_PROB)`, with
+/// exactly its draws.
+pub fn mlm_mask_among(
+    tokens: &[i64],
+    lengths: &[usize],
+    t: usize,
+    n_words: usize,
+    candidates: Option<&[Vec<usize>]>,
+    p: f64,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<i64>, Vec<i64>) {
     if t == 0 {
         return (Vec::new(), Vec::new());
     }
     let batch = lengths.len().min(tokens.len() / t);
     let mut inputs = tokens[..batch * t].to_vec();
     let mut targets = vec![IGNORE; batch * t];
-    let n_words = WORDS.len() as i64;
+    let n_words = n_words as i64;
     for (b, &len) in lengths.iter().enumerate().take(batch) {
         let len = len.min(t);
-        if len == 0 {
+        let pool: Vec<usize> = match candidates {
+            Some(c) => c.get(b).map_or(Vec::new(), |c| c.iter().copied().filter(|&i| i < len).collect()),
+            None => (0..len).collect(),
+        };
+        if pool.is_empty() {
             continue;
         }
-        let mut chosen: Vec<usize> = (0..len).filter(|_| rng.random::<f64>() < MLM_PROB).collect();
+        let mut chosen: Vec<usize> = pool.iter().copied().filter(|_| rng.random::<f64>() < p).collect();
         if chosen.is_empty() {
-            chosen.push(rng.random_range(0..len));
+            chosen.push(pool[rng.random_range(0..pool.len())]);
         }
         for i in chosen {
             let k = b * t + i;

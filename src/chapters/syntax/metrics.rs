@@ -350,6 +350,81 @@ pub fn plateau_end(steps: &[usize], values: &[f64], rising: bool, rule: PlateauR
     None
 }
 
+/// How a plateau's end unfolds: the steps at which the curve has made 10 % and 90 % of its fall
+/// from the plateau's level to its floor ([`fall_width`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FallWidth {
+    /// Step of the first evaluation (at or after the plateau's end) from which the curve stays
+    /// 10 % of the way from the level to the floor for [`FALL_SUSTAIN`] evaluations.
+    pub from: usize,
+    /// The same at 90 %, at or after `from`.
+    pub to: usize,
+    /// The floor: the median of the curve's last [`FLOOR_EVALS`] finite evaluations.
+    pub floor: f64,
+}
+
+impl FallWidth {
+    /// `to − from`, in steps: 0 for a cliff that falls between two evaluations.
+    pub fn width(&self) -> usize {
+        self.to - self.from
+    }
+}
+
+/// Evaluations at the end of a curve whose median is its floor in [`fall_width`].
+pub const FLOOR_EVALS: usize = 5;
+/// Consecutive evaluations a 10 % or 90 % crossing must hold in [`fall_width`] (as the drop rule's
+/// `sustain`), so one noisy evaluation does not mark it.
+pub const FALL_SUSTAIN: usize = 2;
+/// A plateau's end is *sudden* when its fall's 10–90 % width is at most this share of the
+/// plateau's length ([`is_sudden`]). Fixed by issue #35 before any design was searched.
+pub const SUDDEN_SHARE: f64 = 0.25;
+
+/// The 10–90 % width of the fall that ends a plateau found by [`plateau_end`] on the same
+/// `steps`/`values` (`rising` as there).
+///
+/// With `L` the plateau's level, `F` the floor (the median of the last [`FLOOR_EVALS`] finite
+/// values) and `D = L − F` (mirrored when `rising`), `from` is the step of the first evaluation at
+/// or after the plateau's last one whose value and the next `FALL_SUSTAIN − 1` are all at or
+/// below `L − 0.1·D`, and `to` the first at or after `from` at or below `L − 0.9·D` likewise (the
+/// last evaluations may hold it for fewer when the curve ends). `None` when the curve does not
+/// end below its plateau (`D ≤ 0`) or a crossing is never reached.
+pub fn fall_width(steps: &[usize], values: &[f64], rising: bool, plateau: &PlateauEnd) -> Option<FallWidth> {
+    let n = steps.len().min(values.len());
+    let x: Vec<f64> = values[..n].iter().map(|&v| if rising { -v } else { v }).collect();
+    let mut tail: Vec<f64> = x.iter().rev().copied().filter(|v| v.is_finite()).take(FLOOR_EVALS).collect();
+    if tail.is_empty() {
+        return None;
+    }
+    tail.sort_by(f64::total_cmp);
+    let m = tail.len();
+    let floor = if m % 2 == 1 { tail[m / 2] } else { (tail[m / 2 - 1] + tail[m / 2]) / 2.0 };
+    let level = if rising { -plateau.level } else { plateau.level };
+    let fall = level - floor;
+    if fall.is_nan() || fall <= 0.0 {
+        return None;
+    }
+    let start = steps[..n].iter().position(|&s| s >= plateau.end)?;
+    let crossing = |from: usize, share: f64| -> Option<usize> {
+        let thresh = level - share * fall;
+        (from..n).find(|&k| {
+            let hold = (k + FALL_SUSTAIN).min(n);
+            x[k..hold].iter().all(|&v| v <= thresh)
+        })
+    };
+    let a = crossing(start, 0.1)?;
+    let b = crossing(a, 0.9)?;
+    let floor = if rising { -floor } else { floor };
+    Some(FallWidth { from: steps[a], to: steps[b], floor })
+}
+
+/// Whether a plateau ends suddenly: its fall's 10–90 % width ([`fall_width`]) is at most
+/// [`SUDDEN_SHARE`] of the plateau's length `end − start` (in steps). A plateau of length 0 is
+/// never followed by a sudden end (there is nothing to compare with).
+pub fn is_sudden(plateau: &PlateauEnd, fall: &FallWidth) -> bool {
+    let len = plateau.end.saturating_sub(plateau.start);
+    len > 0 && fall.width() as f64 <= SUDDEN_SHARE * len as f64
+}
+
 /// Structure onset: the end of the first plateau of a UAS curve, `plateau_end(steps, uas, true,
 /// PLATEAU_RULE)` — the first evaluation at which UAS rises `6σ̂` above a flat stretch of at
 /// least 5 evaluations and stays there. `None` if it never does.

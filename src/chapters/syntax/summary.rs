@@ -36,6 +36,15 @@ pub struct SyntaxSummary {
     pub verb_plateau: Option<(usize, usize)>,
     /// The loss drop: `verb_loss` leaves its plateau ([`chapter3::Onsets::drop`]).
     pub loss_drop: Option<usize>,
+    /// The steps at which `verb_loss` has made 10 % and 90 % of its fall from that plateau to its
+    /// floor ([`crate::chapters::syntax::metrics::fall_width`]).
+    pub verb_fall: Option<(usize, usize)>,
+    /// Whether that fall is sudden: its 10–90 % width at most a quarter of the plateau's length
+    /// ([`crate::chapters::syntax::metrics::is_sudden`]).
+    pub sudden: bool,
+    /// The plateau rule rising on the UAS of the subject → verb arcs (`uas_subject`): the onset
+    /// on the arcs that carry `verb_loss`.
+    pub subject_onset: Option<usize>,
     /// Structure onset: the non-adjacent UAS leaves its plateau ([`chapter3::Onsets::structure`]).
     pub structure_onset: Option<usize>,
     /// The same plateau rule on the overall held-out loss.
@@ -82,6 +91,13 @@ impl SyntaxSummary {
     pub fn syntactic(&self) -> bool {
         self.max_uas_nonadjacent > self.offset_uas_nonadjacent + 0.05
     }
+    /// The paper's event by issue #35's rule: `verb_loss` leaves a plateau by a sudden fall
+    /// ([`SyntaxSummary::sudden`]), and a structure onset — on the subject → verb arcs or on all
+    /// non-adjacent arcs — lies within two evaluations of that drop.
+    pub fn sudden_with_onset(&self) -> bool {
+        let near = |o: Option<usize>| matches!((o, self.loss_drop), (Some(a), Some(b)) if a.abs_diff(b) <= 2 * self.eval_every);
+        self.sudden && (near(self.subject_onset) || near(self.structure_onset))
+    }
 }
 
 /// Summarizes a chapter 3 run.
@@ -100,6 +116,8 @@ pub fn summarize_syntax(
     let steps: Vec<usize> = rows.iter().map(|r| r.step).collect();
     let verb: Vec<f64> = rows.iter().map(|r| r.verb_loss).collect();
     let plateau = m::plateau_end(&steps, &verb, false, m::PLATEAU_RULE);
+    let fall = plateau.as_ref().and_then(|p| m::fall_width(&steps, &verb, false, p));
+    let subject: Vec<f64> = rows.iter().map(|r| r.uas_subject).collect();
     let max = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).fold(0.0, f64::max);
     SyntaxSummary {
         condition: condition.to_string(),
@@ -108,6 +126,9 @@ pub fn summarize_syntax(
         eval_every: rows.get(1).map_or(1, |r| r.step.saturating_sub(rows[0].step).max(1)),
         verb_plateau: plateau.map(|p| (p.start, p.end)),
         loss_drop: o.drop,
+        verb_fall: fall.map(|f| (f.from, f.to)),
+        sudden: matches!((&plateau, &fall), (Some(p), Some(f)) if m::is_sudden(p, f)),
+        subject_onset: m::structure_onset(&steps, &subject),
         structure_onset: o.structure,
         heldout_drop: o.heldout_drop,
         uas_onset: o.uas_onset,
@@ -214,6 +235,86 @@ pub fn search_table(cells: &[SearchCell]) -> String {
         ));
     }
     t
+}
+
+/// The design-search table (issue #35): one line per language design, each seed's events: the
+/// `verb_loss` plateau and its drop, the fall's 10 % and 90 % steps and its width, the structure
+/// onsets on the subject → verb arcs and on all non-adjacent arcs, and whether the drop is sudden
+/// with an onset ([`SyntaxSummary::sudden_with_onset`]).
+pub fn design_table(cells: &[SearchCell]) -> String {
+    let mut t = String::from(
+        "| design | change from the interactive default | steps | per seed: verb-loss plateau → drop; fall 10 %–90 % (width); onset subject → verb arcs; onset non-adjacent arcs; sudden, with onset | drop | sudden | sudden with onset | max non-adj. UAS − offset per seed | verb loss start → end per seed | final held-out loss per seed |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for c in cells {
+        let per: Vec<String> = c
+            .runs
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} → {}; {}; {}; {}; {}",
+                    span(s.verb_plateau),
+                    step(s.loss_drop),
+                    s.verb_fall.map_or("—".to_string(), |(a, b)| format!("{a}–{b} ({})", b - a)),
+                    step(s.subject_onset),
+                    step(s.structure_onset),
+                    match (s.sudden, s.sudden_with_onset()) {
+                        (_, true) => "yes, yes",
+                        (true, false) => "yes, no",
+                        (false, _) => "no, no",
+                    }
+                )
+            })
+            .collect();
+        let n = c.runs.len();
+        let count = |f: &dyn Fn(&SyntaxSummary) -> bool| c.runs.iter().filter(|s| f(s)).count();
+        let join = |f: &dyn Fn(&SyntaxSummary) -> String| c.runs.iter().map(f).collect::<Vec<_>>().join(", ");
+        t.push_str(&format!(
+            "| {} | {} | {} | {} | {} of {n} | {} of {n} | {} of {n} | {} | {} | {} |\n",
+            c.name,
+            c.change,
+            c.steps,
+            per.join("; "),
+            count(&|s| s.loss_drop.is_some()),
+            count(&|s| s.sudden),
+            count(&|s| s.sudden_with_onset()),
+            join(&|s| format!("{:+.3}", s.max_uas_nonadjacent - s.offset_uas_nonadjacent)),
+            join(&|s| format!("{:.2} → {:.2}", s.verb_loss.0, s.verb_loss.1)),
+            join(&|s| format!("{:.3}", s.final_loss)),
+        ));
+    }
+    t
+}
+
+/// What the design search found, one line per design, by issue #35's rule: a design shows the
+/// paper when, in at least 3 seeds and in every one, `verb_loss` leaves a plateau by a fall whose
+/// 10–90 % width is at most a quarter of the plateau's length and a structure onset lies within
+/// two evaluations of the drop.
+pub fn design_findings(cells: &[SearchCell]) -> String {
+    let mut out = String::new();
+    for c in cells {
+        let n = c.runs.len();
+        let count = |f: &dyn Fn(&SyntaxSummary) -> bool| c.runs.iter().filter(|s| f(s)).count();
+        let (dropped, sudden, both) =
+            (count(&|s| s.loss_drop.is_some()), count(&|s| s.sudden), count(&|s| s.sudden_with_onset()));
+        let syntactic = count(&|s| s.syntactic());
+        let verdict = if n >= 3 && both == n {
+            "shows the paper's event: a sudden drop with the structure onset in every seed"
+        } else if both > 0 {
+            "shows a sudden drop with the structure onset in some seeds only"
+        } else if sudden > 0 {
+            "has a sudden drop, but no structure onset with it"
+        } else if dropped > 0 {
+            "has a plateau that ends in a drop, but not a sudden one (a ramp)"
+        } else {
+            "has no plateau that ends in a drop"
+        };
+        out.push_str(&format!(
+            "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {both} sudden with an onset; a syntactic head in {syntactic} of {n}).\n",
+            c.name
+        ));
+    }
+    out
 }
 
 /// What the search found, one line per configuration, by the rule of issue #18: a configuration
@@ -506,6 +607,35 @@ mod tests {
         assert!(search_findings(&three).contains("in every seed"));
         assert!(
             search_page_paragraph(&three).contains("In every seed, a drop came with the structure onset in: default.")
+        );
+        // the design search's columns: a cliff 10 steps before the onset is sudden, with an onset
+        let t = design_table(&cells);
+        assert!(t.contains("| default | — | 150 | 0–70 → 80; 80–80 (0); 90; 90; yes, yes; 0–70 → 80; 80–80 (0); 120; 120; yes, no | 2 of 2 | 2 of 2 | 1 of 2 |"), "{t}");
+        assert!(
+            design_findings(&three).contains("**default**: shows the paper's event"),
+            "{}",
+            design_findings(&three)
+        );
+        // a ramp: 8 flat evaluations, the verb loss falls by 1/8 per evaluation for 8, then flat
+        let ramp: Vec<SyntaxRow> = (0..24)
+            .map(|k| {
+                let wobble = if k % 2 == 0 { 0.001 } else { -0.001 };
+                let v = if k < 8 { 2.0 } else { (2.0 - (k - 7) as f64 / 8.0).max(1.0) };
+                srow(k * 10, v + wobble, if k < 9 { 0.1 + wobble } else { 0.6 + wobble }, 0.5)
+            })
+            .collect();
+        let r = summarize_syntax(&ramp, "baseline", (0.0, 0, 100), 0, 1.0);
+        assert_eq!((r.verb_plateau, r.loss_drop), (Some((0, 70)), Some(80)));
+        // 10 %: 2 − 1/8 ≤ 1.9 at step 80; 90 %: 2 − 8/8 ≤ 1.1 at step 150; 70 > 70/4
+        assert_eq!(r.verb_fall, Some((80, 150)));
+        assert!(!r.sudden && !r.sudden_with_onset());
+        let ramps = [SearchCell { runs: vec![r.clone(), r.clone(), r], ..cells[0].clone() }];
+        assert!(
+            design_findings(&ramps).contains(
+                "not a sudden one (a ramp) (3 of 3 drop, 0 sudden, 0 sudden with an onset; a syntactic head in 3 of 3)"
+            ),
+            "{}",
+            design_findings(&ramps)
         );
         // a smooth curve has no events
         let smooth: Vec<SyntaxRow> = (0..16)

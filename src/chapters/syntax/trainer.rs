@@ -12,7 +12,8 @@
 //! agreement accuracy on a fixed set of minimal pairs drawn once per seed (`Table` stream). Then
 //! one AdamW step unless `s` is the last.
 
-use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, MAX_LEN, PAD};
+use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, PAD};
+use super::language::{self as lang, Grammar};
 use super::metrics::{self as m, Direction};
 use super::rows::{direction_name, SyntaxRow, SyntaxSnapshot};
 use crate::config::RunConfig;
@@ -42,6 +43,9 @@ pub const PROBE_SENTENCES: usize = 256;
 /// the MLM loss + λ·R in λ's step window, AdamW with the config's warm-up, and the fixed held-out
 /// sets of the seed.
 pub struct Syntax {
+    /// The language and its longest sentence (the model's positions).
+    grammar: Grammar,
+    t: usize,
     agreement: Vec<AgreementItem>,
     /// The fixed `verb_loss` items ([`verb_items`]).
     verbs: Vec<AgreementItem>,
@@ -73,16 +77,17 @@ pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
 /// main verb, each with that verb (and nothing else) masked. Drawn once per run, so every
 /// evaluation scores the same sentences and the curve's noise is the model's, not the sample's.
 pub fn verb_items(seed: u64) -> Vec<AgreementItem> {
-    verb_items_with(seed, grammar::FULL_LEXICON)
+    verb_items_with(seed, grammar::FULL_LEXICON, Grammar::Agreement)
 }
 
-/// [`verb_items`] from the grammar with `lexicon` words per open class.
-pub fn verb_items_with(seed: u64, lexicon: usize) -> Vec<AgreementItem> {
+/// [`verb_items`] from `g` with `lexicon` words per open class (in the nested language the
+/// foil is another noun's verb, [`crate::chapters::syntax::nested::foil`]).
+pub fn verb_items_with(seed: u64, lexicon: usize, g: Grammar) -> Vec<AgreementItem> {
     let mut rng = stream(seed, Stream::Table, 2);
     let mut items = Vec::with_capacity(VERB_ITEMS);
     while items.len() < VERB_ITEMS {
         items.extend(
-            grammar::agreement_items_with(&mut rng, 1, lexicon)
+            lang::minimal_pairs(g, &mut rng, 1, lexicon)
                 .into_iter()
                 .filter(|it| it.verb_pos >= it.subject_pos + VERB_MIN_DISTANCE),
         );
@@ -91,39 +96,40 @@ pub fn verb_items_with(seed: u64, lexicon: usize) -> Vec<AgreementItem> {
 }
 
 /// Logits at each item's masked verb, `[items, vocab]` row-major.
-async fn logits_at_verbs(model: &Transformer, items: &[AgreementItem], device: &Device) -> Vec<f32> {
-    let mut tokens = vec![PAD; items.len() * MAX_LEN];
+async fn logits_at_verbs(model: &Transformer, g: Grammar, items: &[AgreementItem], device: &Device) -> Vec<f32> {
+    let t = lang::max_len(g);
+    let mut tokens = vec![PAD; items.len() * t];
     for (k, it) in items.iter().enumerate() {
-        let l = it.tokens.len().min(MAX_LEN);
-        tokens[k * MAX_LEN..k * MAX_LEN + l].copy_from_slice(&it.tokens[..l]);
+        let l = it.tokens.len().min(t);
+        tokens[k * t..k * t + l].copy_from_slice(&it.tokens[..l]);
     }
-    let pads = pad_mask(&tokens, items.len(), device);
-    let f = model.forward_padded(int_tensor(tokens, items.len(), MAX_LEN, device), None, Some(pads));
+    let pads = pad_mask(&tokens, items.len(), t, device);
+    let f = model.forward_padded(int_tensor(tokens, items.len(), t, device), None, Some(pads));
     let logits = read_f32(f.logits).await; // [items, t, v]
-    let v = grammar::vocab_size();
+    let v = lang::vocab_size(g);
     items
         .iter()
         .enumerate()
-        .flat_map(|(k, it)| logits[(k * MAX_LEN + it.verb_pos) * v..(k * MAX_LEN + it.verb_pos + 1) * v].to_vec())
+        .flat_map(|(k, it)| logits[(k * t + it.verb_pos) * v..(k * t + it.verb_pos + 1) * v].to_vec())
         .collect()
 }
 
 /// The sentence the snapshots show, the same at every step so that a reader watches one
 /// sentence's arcs form: the first sentence of the seed's `Table` stream (index 1) whose main
-/// subject stands at least 3 words before its verb (a phrase or a clause in between: the case
-/// where agreement needs the syntax) and that has at most 12 words, so its arcs stay readable;
+/// subject and verb stand at least 3 words apart (a phrase or a clause in between: the case
+/// where agreement needs the syntax; in the bracket language the outer pair) and that has at most 12 words, so its arcs stay readable;
 /// if none of 200 draws qualifies, the longest of them. It only feeds the snapshot, never a metric.
 pub fn showcase_sentence(seed: u64) -> Sentence {
-    showcase_sentence_with(seed, grammar::FULL_LEXICON)
+    showcase_sentence_with(seed, grammar::FULL_LEXICON, Grammar::Agreement)
 }
 
-/// [`showcase_sentence`] from the grammar with `lexicon` words per open class.
-pub fn showcase_sentence_with(seed: u64, lexicon: usize) -> Sentence {
+/// [`showcase_sentence`] from `g` with `lexicon` words per open class.
+pub fn showcase_sentence_with(seed: u64, lexicon: usize, g: Grammar) -> Sentence {
     let mut rng = stream(seed, Stream::Table, 1);
     let mut longest: Option<Sentence> = None;
     for _ in 0..200 {
-        let s = grammar::sample_with(&mut rng, lexicon);
-        if s.root >= s.subject + 3 && s.len() <= 12 {
+        let s = lang::sample(g, &mut rng, lexicon);
+        if s.root.abs_diff(s.subject) >= 3 && s.len() <= 12 {
             return s;
         }
         if longest.as_ref().is_none_or(|l| s.len() > l.len()) {
@@ -133,21 +139,21 @@ pub fn showcase_sentence_with(seed: u64, lexicon: usize) -> Sentence {
     longest.expect("200 draws")
 }
 
-/// A padded batch on the host: tokens `[b, MAX_LEN]`, lengths and gold heads.
+/// A padded batch on the host: tokens `[b, t]`, lengths and gold heads.
 struct Padded {
     tokens: Vec<i64>,
     lengths: Vec<usize>,
     gold: Vec<Vec<Option<usize>>>,
 }
 
-fn pad(sentences: &[Sentence]) -> Padded {
-    let (tokens, lengths) = grammar::batch(sentences, MAX_LEN);
+fn pad(sentences: &[Sentence], t: usize) -> Padded {
+    let (tokens, lengths) = grammar::batch(sentences, t);
     Padded { tokens, lengths, gold: grammar::gold_heads(sentences) }
 }
 
-fn pad_mask(tokens: &[i64], b: usize, device: &Device) -> Tensor<2, Bool> {
-    let v: Vec<bool> = tokens.iter().map(|&t| t == PAD).collect();
-    Tensor::from_data(TensorData::new(v, [b, MAX_LEN]), device)
+fn pad_mask(tokens: &[i64], b: usize, t: usize, device: &Device) -> Tensor<2, Bool> {
+    let v: Vec<bool> = tokens.iter().map(|&x| x == PAD).collect();
+    Tensor::from_data(TensorData::new(v, [b, t]), device)
 }
 
 /// Mean MLM cross-entropy over the selected positions: `−(1/|S|) Σ_{(b,i)∈S} log p(x_{b,i})`,
@@ -179,7 +185,7 @@ fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
 
 /// The encoder shape a chapter 3 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, grammar::vocab_size(), MAX_LEN, true, false)
+    TransformerConfig::sized(cfg, lang::vocab_size(cfg.grammar), lang::max_len(cfg.grammar), true, false)
 }
 
 /// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).
@@ -207,27 +213,24 @@ impl Chapter for Syntax {
     /// The encoder (the paper's init, N(0, 0.02²)) and the fixed held-out sets of `cfg.seed`.
     fn build(cfg: &RunConfig, device: &Device) -> (Syntax, Transformer) {
         let model = model_config(cfg).init(Init::Paper, cfg.seed, device);
-        let lex = cfg.lexicon;
-        let agreement = grammar::agreement_items_with(&mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
-        let showcase = showcase_sentence_with(cfg.seed, lex);
-        let verbs = verb_items_with(cfg.seed, lex);
-        let probe = grammar::sample_n_with(&mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, lex);
-        (Syntax { agreement, verbs, probe, showcase }, model)
+        let (lex, g) = (cfg.lexicon, cfg.grammar);
+        let agreement = lang::minimal_pairs(g, &mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
+        let showcase = showcase_sentence_with(cfg.seed, lex, g);
+        let verbs = verb_items_with(cfg.seed, lex, g);
+        let probe = lang::sample_n(g, &mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, lex);
+        (Syntax { grammar: g, t: lang::max_len(g), agreement, verbs, probe, showcase }, model)
     }
 
     async fn forward(&mut self, model: &Transformer, cfg: &RunConfig, s: usize, device: &Device) -> Forward<TrainStep> {
-        let b = cfg.batch;
-        let sentences = grammar::sample_n_with(&mut stream(cfg.seed, Stream::Train, s as u64), b, cfg.lexicon);
-        let p = pad(&sentences);
+        let (b, g, t) = (cfg.batch, self.grammar, self.t);
+        let sentences = lang::sample_n(g, &mut stream(cfg.seed, Stream::Train, s as u64), b, cfg.lexicon);
+        let p = pad(&sentences, t);
         let (inputs, targets) =
-            grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut stream(cfg.seed, Stream::Mask, s as u64));
-        let fwd =
-            model.forward_padded(int_tensor(inputs, b, MAX_LEN, device), None, Some(pad_mask(&p.tokens, b, device)));
+            lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut stream(cfg.seed, Stream::Mask, s as u64));
+        let fwd = model.forward_padded(int_tensor(inputs, b, t, device), None, Some(pad_mask(&p.tokens, b, t, device)));
         let mlm = mlm_loss(fwd.logits, &targets, device);
-        let edges = Tensor::<3>::from_data(
-            TensorData::new(m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN), [b, MAX_LEN, MAX_LEN]),
-            device,
-        );
+        let edges =
+            Tensor::<3>::from_data(TensorData::new(m::sas_edge_mask(&p.gold, &p.lengths, t), [b, t, t]), device);
         let reg = sas_tensor(&fwd.attention, &edges);
         let lambda = lambda_at(cfg, s);
         let watch = vec![mlm.clone(), reg.clone()];
@@ -253,43 +256,43 @@ impl Chapter for Syntax {
         plain: &Device,
     ) -> (SyntaxRow, Option<SyntaxSnapshot>) {
         let (loss, train_reg, lambda) = (train.loss, train.values[1], train.batch.lambda);
-        let eb = cfg.eval_batch;
+        let (eb, g, t) = (cfg.eval_batch, self.grammar, self.t);
         let mut rng = stream(cfg.seed, Stream::Eval, s as u64);
-        let sentences = grammar::sample_n_with(&mut rng, eb, cfg.lexicon);
-        let p = pad(&sentences);
-        let pads = pad_mask(&p.tokens, eb, plain);
+        let sentences = lang::sample_n(g, &mut rng, eb, cfg.lexicon);
+        let p = pad(&sentences, t);
+        let pads = pad_mask(&p.tokens, eb, t, plain);
 
         // Held-out MLM loss (masked with the same eval stream, after the sentences).
-        let (inputs, targets) = grammar::mlm_mask(&p.tokens, &p.lengths, MAX_LEN, &mut rng);
-        let masked = model.forward_padded(int_tensor(inputs, eb, MAX_LEN, plain), None, Some(pads.clone()));
+        let (inputs, targets) = lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut rng);
+        let masked = model.forward_padded(int_tensor(inputs, eb, t, plain), None, Some(pads.clone()));
         let heldout_loss = read_f32(mlm_loss(masked.logits, &targets, plain)).await[0] as f64;
 
         // The probe reads the attention on the unmasked sentences.
-        let clean = model.forward_padded(int_tensor(p.tokens.clone(), eb, MAX_LEN, plain), None, Some(pads));
+        let clean = model.forward_padded(int_tensor(p.tokens.clone(), eb, t, plain), None, Some(pads));
         let (layers, heads) = (cfg.layers, cfg.heads);
-        let mut attn = Vec::with_capacity(layers * heads * eb * MAX_LEN * MAX_LEN);
+        let mut attn = Vec::with_capacity(layers * heads * eb * t * t);
         for a in clean.attention {
             // [b, h, t, t] → [h, b, t, t]
             attn.extend(read_f32(a.swap_dims(0, 1)).await);
         }
-        let scores = m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &p.gold, &p.lengths);
+        let scores = m::uas_per_head(&attn, layers, heads, eb, t, &p.gold, &p.lengths);
         let best = m::best_head(&scores);
         let (_, offset_uas) = m::best_offset_baseline(&p.gold, &p.lengths);
         let subj = subject_arcs(&sentences);
-        let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, MAX_LEN, &subj, &p.lengths)).uas;
+        let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, t, &subj, &p.lengths)).uas;
         let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
-        let edges = m::sas_edge_mask(&p.gold, &p.lengths, MAX_LEN);
-        let sas_reg = m::sas_reg(&attn, layers, heads, eb, MAX_LEN, &edges);
+        let edges = m::sas_edge_mask(&p.gold, &p.lengths, t);
+        let sas_reg = m::sas_reg(&attn, layers, heads, eb, t, &edges);
 
         // Agreement: logits at the masked main verb.
-        let v = grammar::vocab_size();
-        let at_verb = logits_at_verbs(model, &self.agreement, plain).await;
+        let v = lang::vocab_size(g);
+        let at_verb = logits_at_verbs(model, g, &self.agreement, plain).await;
         let pairs: Vec<(i64, i64)> = self.agreement.iter().map(|it| (it.good, it.bad)).collect();
         let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
         let agreement_logodds = m::agreement_logodds(&at_verb, v, &pairs);
 
         // The loss where syntax matters: the masked main verb of the fixed far-subject items.
-        let at_far_verb = logits_at_verbs(model, &self.verbs, plain).await;
+        let at_far_verb = logits_at_verbs(model, g, &self.verbs, plain).await;
         let verb_targets: Vec<i64> = self.verbs.iter().map(|it| it.good).collect();
         let verb_loss = m::mean_nll(&at_far_verb, v, &verb_targets);
         let verb_pairs: Vec<(i64, i64)> = self.verbs.iter().map(|it| (it.good, it.bad)).collect();
@@ -297,31 +300,30 @@ impl Chapter for Syntax {
 
         // UAS over the non-adjacent arcs of the fixed probe sentences.
         let pb = self.probe.len();
-        let pp = pad(&self.probe);
+        let pp = pad(&self.probe, t);
         let probe_out = model.forward_padded(
-            int_tensor(pp.tokens.clone(), pb, MAX_LEN, plain),
+            int_tensor(pp.tokens.clone(), pb, t, plain),
             None,
-            Some(pad_mask(&pp.tokens, pb, plain)),
+            Some(pad_mask(&pp.tokens, pb, t, plain)),
         );
-        let mut pattn = Vec::with_capacity(layers * heads * pb * MAX_LEN * MAX_LEN);
+        let mut pattn = Vec::with_capacity(layers * heads * pb * t * t);
         for a in probe_out.attention {
             pattn.extend(read_f32(a.swap_dims(0, 1)).await);
         }
         let far = m::nonadjacent_arcs(&pp.gold);
-        let uas_nonadjacent = m::best_head(&m::uas_per_head(&pattn, layers, heads, pb, MAX_LEN, &far, &pp.lengths)).uas;
+        let uas_nonadjacent = m::best_head(&m::uas_per_head(&pattn, layers, heads, pb, t, &far, &pp.lengths)).uas;
         let (_, offset_uas_nonadjacent) = m::best_offset_baseline(&far, &pp.lengths);
 
         let mut snap = None;
         if snapshot {
             // The best head (chosen on the evaluation batch above) on the showcase sentence.
             let show = &self.showcase;
-            let sp = pad(std::slice::from_ref(show));
+            let sp = pad(std::slice::from_ref(show), t);
             let len = sp.lengths[0];
-            let t = MAX_LEN;
             let sf = model.forward_padded(
                 int_tensor(sp.tokens.clone(), 1, t, plain),
                 None,
-                Some(pad_mask(&sp.tokens, 1, plain)),
+                Some(pad_mask(&sp.tokens, 1, t, plain)),
             );
             let mut att0 = Vec::with_capacity(layers * heads * len * len);
             for a in sf.attention {
@@ -359,7 +361,7 @@ impl Chapter for Syntax {
             let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
             snap = Some(SyntaxSnapshot {
                 step: s,
-                words: show.tokens.iter().map(|&w| grammar::word(w).to_string()).collect(),
+                words: show.tokens.iter().map(|&w| lang::word(g, w).to_string()).collect(),
                 heads: show.heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
                 attention: att0,
                 layers,

@@ -84,7 +84,8 @@ pub fn shape(cfg: &RunConfig) -> Shape {
         Task::Mws | Task::PrefixSum => (plateau::chapters::plateau::data::VOCAB, 2 * cfg.n, true, "all"),
         Task::Anchors => (plateau::chapters::anchors::data::VOCAB, cfg.seq_len, true, "last"),
         Task::Syntax => {
-            (plateau::chapters::syntax::data::vocab_size(), plateau::chapters::syntax::data::MAX_LEN, false, "mlm")
+            use plateau::chapters::syntax::language::{max_len, vocab_size};
+            (vocab_size(cfg.grammar), max_len(cfg.grammar), false, "mlm")
         }
         Task::Lm => (plateau::chapters::lm::corpus::VOCAB, plateau::chapters::lm::corpus::CONTEXT, true, "all"),
     };

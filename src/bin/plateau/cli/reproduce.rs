@@ -31,6 +31,7 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "page",
             "fresh-seeds",
             "search",
+            "design",
             "configs",
             "max-memory",
             "against-transcription",

@@ -27,23 +27,53 @@ pub(super) const SYNTAX_SEARCH: &[(&str, &str, super::reproduce_anchors::Pairs)]
     ),
 ];
 
-/// `plateau reproduce --experiment syntax --search [--configs a,b] [--finished-only]`: every
-/// configuration of [`SYNTAX_SEARCH`] × seeds (finished runs are read back); writes the
-/// `chapter3-search` section.
-pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+/// The chapter 3 design search (issue #35): each line changes the *language* (and, where named,
+/// the model), starting from the interactive default. `(slug, name, folder, changes)`: the runs
+/// live in `{csv-dir}/{folder}/{slug}-seed{s}` (the agreement grammar's are the plateau search's
+/// own default runs, not trained twice).
+pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::Pairs)] = &[
+    ("default", "agreement: the dependency grammar with number agreement", "syntax-search", &[]),
+    (
+        "nested",
+        "nested: centre-embedded clauses, verbs selected by their subject, index particles",
+        "syntax-design",
+        &[("grammar", "nested")],
+    ),
+    (
+        "nested-verbs",
+        "nested-verbs: the nested language with only verbs masked",
+        "syntax-design",
+        &[("grammar", "nested-verbs")],
+    ),
+    (
+        "nested-verbs-1head",
+        "nested-verbs on 1 head per layer",
+        "syntax-design",
+        &[("grammar", "nested-verbs"), ("heads", "1")],
+    ),
+    ("dyck", "dyck: typed brackets nested like Dyck words", "syntax-design", &[("grammar", "dyck")]),
+];
+
+/// Trains (or reads back) every configuration × seed of a chapter 3 sweep into
+/// `{csv-dir}/{folder}/{slug}-seed{s}`, `--configs` choosing which may train; returns the
+/// finished runs per configuration and how many are missing.
+fn syntax_cells(
+    flags: &Flags,
+    list: &[(&str, &str, &str, super::reproduce_anchors::Pairs)],
+    kind: BackendKind,
+) -> Result<(Vec<plateau::chapters::syntax::summary::SearchCell>, usize), CliError> {
     use plateau::chapters::syntax::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
-    let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
-    let kind = flags.backend()?;
+    let root = flags.get("csv-dir").unwrap_or("results");
     let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
-    let only = subset_flag(flags, "configs", "configuration", &SYNTAX_SEARCH.iter().map(|a| a.0).collect::<Vec<_>>())?;
-    std::fs::create_dir_all(&dir)?;
+    let only = subset_flag(flags, "configs", "configuration", &list.iter().map(|a| a.0).collect::<Vec<_>>())?;
     let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
     let mut cells = vec![];
     let mut missing = 0;
-    for (slug, name, changes) in SYNTAX_SEARCH {
+    for (slug, name, folder, changes) in list {
+        let dir = format!("{root}/{folder}");
+        std::fs::create_dir_all(&dir)?;
         let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
         let mut cell =
             r::SearchCell { name: name.to_string(), change: change_text(changes), steps: base.steps, runs: vec![] };
@@ -77,6 +107,59 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
+    Ok((cells, missing))
+}
+
+/// `plateau reproduce --experiment syntax --design [--configs a,b] [--finished-only]`: every
+/// language of [`SYNTAX_DESIGN`] × seeds; writes the `chapter3-design` section.
+pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::syntax::{metrics as m, summary as r};
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let kind = flags.backend()?;
+    let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind)?;
+    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let body = format!(
+        "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs named in \
+         `plateau::cli::reproduce_syntax::SYNTAX_DESIGN`. Each line changes the *language* of the interactive default ({}); \
+         the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
+         (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
+         sentences whose subject stands ≥ {} words before it) and its drop, by the rule of `metrics::syntax::plateau_end` \
+         (as in the plateau search below); the fall's 10 % and 90 % steps (`metrics::syntax::fall_width`: first held for \
+         {} evaluations, the floor the median of the last {}) and whether its width is at most {} of the plateau's length \
+         (sudden, `metrics::syntax::is_sudden`); the structure onset by the same plateau rule rising on the best head's UAS \
+         of the subject → verb arcs (the arcs `verb_loss` needs) and on all non-adjacent arcs of {} fixed sentences; and \
+         whether an onset lies within two evaluations of a sudden drop (issue #35's rule, fixed before any design was run). \
+         Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}",
+        args.join(" "),
+        today(),
+        kind.name(),
+        model_line(&base),
+        plateau::chapters::syntax::VERB_ITEMS,
+        plateau::chapters::syntax::VERB_MIN_DISTANCE,
+        m::FALL_SUSTAIN,
+        m::FLOOR_EVALS,
+        m::SUDDEN_SHARE,
+        plateau::chapters::syntax::PROBE_SENTENCES,
+        r::design_table(&cells),
+        r::design_findings(&cells),
+    );
+    write_section(&out, "chapter3-design", &body)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau reproduce --experiment syntax --search [--configs a,b] [--finished-only]`: every
+/// configuration of [`SYNTAX_SEARCH`] × seeds (finished runs are read back); writes the
+/// `chapter3-search` section.
+pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::syntax::summary as r;
+    let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
+    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
+    let kind = flags.backend()?;
+    let list: Vec<(&str, &str, &str, super::reproduce_anchors::Pairs)> =
+        SYNTAX_SEARCH.iter().map(|&(slug, name, changes)| (slug, name, "syntax-search", changes)).collect();
+    let (cells, _) = syntax_cells(flags, &list, kind)?;
+    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
     let paragraph = r::search_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the search for a plateau (generated)\n\n\
@@ -117,6 +200,9 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
 /// trained again); the chapter 3 section.
 pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::syntax::summary as r;
+    if flags.get("design").is_some() {
+        return reproduce_syntax_design(flags, args);
+    }
     if flags.get("search").is_some() {
         return reproduce_syntax_search(flags, args);
     }

@@ -293,6 +293,94 @@ fn noise_alone_has_no_drop() {
     assert_eq!(hits, 0, "false events on pure noise");
 }
 
+/// A curve on 25-step evaluations: `flat` evaluations at 2.0, then a linear fall to 1.0 over
+/// `ramp` evaluations (0 = a cliff between two evaluations), then flat at 1.0 to 60 evaluations,
+/// plus `noise · N(0, 1)`.
+fn plateau_then_fall(flat: usize, ramp: usize, noise: f64, seed: u64) -> (Vec<usize>, Vec<f64>) {
+    let z = normals(seed, 60);
+    let steps: Vec<usize> = (0..60).map(|k| k * 25).collect();
+    let y = (0..60)
+        .map(|k| {
+            let base = if k < flat {
+                2.0
+            } else if k >= flat + ramp {
+                1.0
+            } else {
+                2.0 - (k - flat + 1) as f64 / (ramp + 1) as f64
+            };
+            base + noise * z[k]
+        })
+        .collect();
+    (steps, y)
+}
+
+#[test]
+fn fall_width_by_hand_on_exact_curves() {
+    // a cliff after 20 flat evaluations: 10 % and 90 % are both crossed at evaluation 20
+    let (steps, y) = plateau_then_fall(20, 0, 0.0, 0);
+    let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+    assert_eq!((p.start, p.end, p.event), (0, 475, 500));
+    let w = fall_width(&steps, &y, false, &p).expect("a fall");
+    assert_eq!((w.from, w.to, w.width()), (500, 500, 0));
+    assert_eq!(w.floor, 1.0);
+    assert!(is_sudden(&p, &w));
+    // a ramp of 9 evaluations: values 2 − j/10 at evaluations 20 + j − 1 (j = 1..9), then 1.0.
+    // 10 % (≤ 1.9) is first held at evaluation 20 (1.9), 90 % (≤ 1.1) at 28 (1.1): width 200
+    let (steps, y) = plateau_then_fall(20, 9, 0.0, 0);
+    let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+    let w = fall_width(&steps, &y, false, &p).expect("a fall");
+    assert_eq!((w.from, w.to), (500, 700), "{p:?} {w:?}");
+    // plateau 0..475 (length 475): 200 > 475 / 4, not sudden
+    assert!(!is_sudden(&p, &w));
+    // the same ramp after a plateau four times as long as needed: 200 ≤ 1000/4 … with 45 flat
+    // evaluations the plateau is 0..1100 and the ramp still 200 steps wide
+    let (steps, y) = plateau_then_fall(45, 9, 0.0, 0);
+    let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+    let w = fall_width(&steps, &y, false, &p).expect("a fall");
+    assert_eq!(w.width(), 200);
+    assert!(is_sudden(&p, &w), "{p:?} {w:?}");
+    // mirrored: a rising curve (UAS) gives the same crossings
+    let (steps, y) = plateau_then_fall(20, 9, 0.0, 0);
+    let up: Vec<f64> = y.iter().map(|v| 3.0 - v).collect();
+    let p = plateau_end(&steps, &up, true, PLATEAU_RULE).expect("an onset");
+    let w = fall_width(&steps, &up, true, &p).expect("a rise");
+    assert_eq!((w.from, w.to, w.floor), (500, 700, 2.0));
+}
+
+#[test]
+fn fall_width_on_noisy_cliffs_and_ramps() {
+    // noise 0.02 on a fall of 1.0: a two-evaluation cliff stays sudden, a 20-evaluation ramp after
+    // a 20-evaluation plateau does not, on every seed
+    for seed in 0..20 {
+        let (steps, y) = plateau_then_fall(20, 1, 0.02, 10 + seed);
+        let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+        let w = fall_width(&steps, &y, false, &p).expect("a fall");
+        assert!(w.width() <= 50, "seed {seed}: {w:?}");
+        assert!(is_sudden(&p, &w), "seed {seed}: {p:?} {w:?}");
+        let (steps, y) = plateau_then_fall(20, 20, 0.02, 50 + seed);
+        let p = plateau_end(&steps, &y, false, PLATEAU_RULE).expect("a drop");
+        let w = fall_width(&steps, &y, false, &p).expect("a fall");
+        // without noise: 10 % held from evaluation 22 (2 − 3/21 ≤ 1.9), 90 % from 38
+        // (2 − 19/21 ≤ 1.1): 16 evaluations = 400 steps; the noise moves each end by one or two
+        assert!((325..=525).contains(&w.width()), "seed {seed}: {w:?}");
+        assert!(!is_sudden(&p, &w), "seed {seed}: {p:?} {w:?}");
+    }
+}
+
+#[test]
+fn fall_width_degenerate_inputs() {
+    let p = PlateauEnd { start: 0, end: 100, level: 1.0, event: 125, noise: 0.01 };
+    // the curve ends above its plateau: no fall
+    assert_eq!(fall_width(&[0, 25, 50], &[1.0, 1.0, 1.5], false, &p), None);
+    // nothing finite
+    assert_eq!(fall_width(&[0, 25], &[f64::NAN, f64::NAN], false, &p), None);
+    // the plateau's end lies past the curve
+    assert_eq!(fall_width(&[0, 25], &[1.0, 0.5], false, &p), None);
+    // a zero-length plateau is never sudden
+    let w = FallWidth { from: 10, to: 10, floor: 0.0 };
+    assert!(!is_sudden(&PlateauEnd { start: 5, end: 5, level: 1.0, event: 10, noise: 0.1 }, &w));
+}
+
 #[test]
 fn plateau_end_degenerate_inputs() {
     assert_eq!(loss_drop_step(&[], &[]), None);

@@ -1,0 +1,135 @@
+//! Chapter 3's languages behind one face: what the trainer, the probe and the documents ask of a
+//! [`Grammar`] (its vocabulary, its longest sentence, its sentences with gold trees, its masking
+//! and its minimal pairs), dispatched to the agreement grammar ([`super::data`]), the nested
+//! language ([`super::nested`]) or the bracket language ([`super::dyck`]). The agreement grammar's draws are exactly those of `data`'s own
+//! functions, so its rows are unchanged by the option.
+
+use super::data::{self, AgreementItem, Sentence};
+use super::{dyck, nested};
+pub use crate::config::Grammar;
+use rand_chacha::ChaCha8Rng;
+
+/// Share of a nested-verbs sentence's verbs that are masked (at least one is).
+pub const VERB_MASK_PROB: f64 = 0.5;
+
+/// Number of token ids (specials included): the model's vocabulary.
+pub fn vocab_size(g: Grammar) -> usize {
+    match g {
+        Grammar::Agreement => data::vocab_size(),
+        Grammar::Nested | Grammar::NestedVerbs => nested::vocab_size(),
+        Grammar::Dyck => dyck::vocab_size(),
+    }
+}
+
+/// Longest sentence in tokens: the model's positions.
+pub fn max_len(g: Grammar) -> usize {
+    match g {
+        Grammar::Agreement => data::MAX_LEN,
+        Grammar::Nested | Grammar::NestedVerbs => nested::MAX_LEN,
+        Grammar::Dyck => dyck::MAX_LEN,
+    }
+}
+
+/// The spelling of token `id`.
+pub fn word(g: Grammar, id: i64) -> &'static str {
+    match g {
+        Grammar::Agreement => data::word(id),
+        Grammar::Nested | Grammar::NestedVerbs => nested::word(id),
+        Grammar::Dyck => dyck::word(id),
+    }
+}
+
+/// One sentence with `lexicon` words per open class.
+pub fn sample(g: Grammar, rng: &mut ChaCha8Rng, lexicon: usize) -> Sentence {
+    match g {
+        Grammar::Agreement => data::sample_with(rng, lexicon),
+        Grammar::Nested | Grammar::NestedVerbs => nested::sample_with(rng, lexicon),
+        Grammar::Dyck => dyck::sample(rng),
+    }
+}
+
+/// `n` sentences.
+pub fn sample_n(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<Sentence> {
+    (0..n).map(|_| sample(g, rng, lexicon)).collect()
+}
+
+/// `n` minimal pairs on the masked main verb: number agreement (the agreement grammar),
+/// selection by the subject (the nested language, [`nested::foil`]) or the outer closing
+/// bracket's type (the bracket language, [`dyck::foil`]). `lexicon` does not apply to brackets.
+pub fn minimal_pairs(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<AgreementItem> {
+    match g {
+        Grammar::Agreement => data::agreement_items_with(rng, n, lexicon),
+        Grammar::Nested | Grammar::NestedVerbs => nested::selection_items_with(rng, n, lexicon),
+        Grammar::Dyck => dyck::items(rng, n),
+    }
+}
+
+/// The MLM inputs and targets of a padded batch: BERT masking ([`data::mlm_mask`]) over every
+/// real position, or, for [`Grammar::NestedVerbs`], over the verbs only, each selected with
+/// [`VERB_MASK_PROB`] (at least one per sentence), with the same 80/10/10 replacement.
+pub fn mask(
+    g: Grammar,
+    sentences: &[Sentence],
+    tokens: &[i64],
+    lengths: &[usize],
+    t: usize,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<i64>, Vec<i64>) {
+    match g {
+        Grammar::Agreement => data::mlm_mask(tokens, lengths, t, rng),
+        Grammar::Nested => data::mlm_mask_among(tokens, lengths, t, nested::n_words(), None, data::MLM_PROB, rng),
+        Grammar::Dyck => data::mlm_mask_among(tokens, lengths, t, dyck::n_words(), None, data::MLM_PROB, rng),
+        Grammar::NestedVerbs => {
+            let verbs: Vec<Vec<usize>> = sentences.iter().map(|s| s.verb_positions.clone()).collect();
+            data::mlm_mask_among(tokens, lengths, t, nested::n_words(), Some(&verbs), VERB_MASK_PROB, rng)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn agreement_draws_are_the_grammars_own() {
+        let g = Grammar::Agreement;
+        let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(3), ChaCha8Rng::seed_from_u64(3));
+        let s = sample_n(g, &mut a, 40, 10);
+        assert_eq!(s, data::sample_n(&mut b, 40));
+        let (tok, len) = data::batch(&s, max_len(g));
+        let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(4), ChaCha8Rng::seed_from_u64(4));
+        assert_eq!(mask(g, &s, &tok, &len, max_len(g), &mut a), data::mlm_mask(&tok, &len, max_len(g), &mut b));
+        assert_eq!((vocab_size(g), max_len(g), word(g, data::THE)), (65, 20, "the"));
+    }
+
+    #[test]
+    fn nested_verbs_masks_verbs_only() {
+        let g = Grammar::NestedVerbs;
+        let mut r = ChaCha8Rng::seed_from_u64(8);
+        let s = sample_n(g, &mut r, 300, 10);
+        let t = max_len(g);
+        let (tok, len) = data::batch(&s, t);
+        let (inputs, targets) = mask(g, &s, &tok, &len, t, &mut r);
+        let (mut masked, mut verbs) = (0usize, 0usize);
+        for (b, sent) in s.iter().enumerate() {
+            let chosen: Vec<usize> = (0..t).filter(|&i| targets[b * t + i] != data::IGNORE).collect();
+            assert!(!chosen.is_empty(), "at least one target per sentence");
+            assert!(chosen.iter().all(|i| sent.verb_positions.contains(i)), "{}", sent.text());
+            for &i in &chosen {
+                assert_eq!(targets[b * t + i], sent.tokens[i]);
+                let x = inputs[b * t + i];
+                assert!(x == data::MASK || (x >= data::FIRST_WORD && (x as usize) < vocab_size(g)));
+            }
+            masked += chosen.len();
+            verbs += sent.verb_positions.len();
+        }
+        // half the verbs, plus the forced one where none was drawn (one-clause sentences: 1 in 5)
+        let share = masked as f64 / verbs as f64;
+        assert!((0.48..0.62).contains(&share), "{share}");
+        // the nested language's BERT masking replaces with its own words only
+        let g = Grammar::Nested;
+        let (inputs, _) = mask(g, &s, &tok, &len, t, &mut r);
+        assert!(inputs.iter().all(|&x| (x as usize) < vocab_size(g)));
+    }
+}
