@@ -39,6 +39,7 @@ pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::P
         "syntax-design",
         &[("grammar", "nested")],
     ),
+    ("nested-3000", "nested, trained 3000 steps", "syntax-design", &[("grammar", "nested"), ("steps", "3000")]),
     (
         "nested-verbs",
         "nested-verbs: the nested language with only verbs masked",
