@@ -358,6 +358,15 @@ fn the_pages_chapter3_search_findings_are_the_ones_quoted_in_reproduction_md() {
     assert!(block.starts_with("<strong>What the search found</strong>"), "{block}");
 }
 
+/// The page's summary of the chapter 3 design search is the one `REPRODUCTION.md`'s design section
+/// quotes.
+#[test]
+fn the_pages_chapter3_design_findings_are_the_ones_quoted_in_reproduction_md() {
+    let block = quoted_block("chapter3-design-findings", "chapter3-design");
+    let block = block.as_str();
+    assert!(block.starts_with("<strong>Which language gives the drop</strong>"), "{block}");
+}
+
 /// The one trainer's checkpoints serve chapters 2 and 3 too: a run resumed from a checkpoint
 /// (through the bytes the CLI writes) records the same rows and snapshots as the run that never
 /// stopped, chapter 2's PCA sign alignment (its carried state) included.

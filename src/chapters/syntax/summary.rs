@@ -45,6 +45,11 @@ pub struct SyntaxSummary {
     /// The plateau rule rising on the UAS of the subject → verb arcs (`uas_subject`): the onset
     /// on the arcs that carry `verb_loss`.
     pub subject_onset: Option<usize>,
+    /// The subject → verb UAS on the `verb_loss` plateau (the mean over its evaluations; `None`
+    /// without a plateau) and at the end (the mean of the last 5 evaluations).
+    pub subject_uas: (Option<f64>, f64),
+    /// `verb_loss` on its plateau ([`crate::chapters::syntax::metrics::PlateauEnd::level`]).
+    pub verb_level: Option<f64>,
     /// Structure onset: the non-adjacent UAS leaves its plateau ([`chapter3::Onsets::structure`]).
     pub structure_onset: Option<usize>,
     /// The same plateau rule on the overall held-out loss.
@@ -91,12 +96,17 @@ impl SyntaxSummary {
     pub fn syntactic(&self) -> bool {
         self.max_uas_nonadjacent > self.offset_uas_nonadjacent + 0.05
     }
+    /// Whether `verb_loss` leaves a plateau with a drop and a structure onset — on the subject →
+    /// verb arcs or on all non-adjacent arcs — lies within two evaluations of it, sudden or not.
+    pub fn drop_with_onset(&self) -> bool {
+        let near = |o: Option<usize>| matches!((o, self.loss_drop), (Some(a), Some(b)) if a.abs_diff(b) <= 2 * self.eval_every);
+        near(self.subject_onset) || near(self.structure_onset)
+    }
     /// The paper's event by issue #35's rule: `verb_loss` leaves a plateau by a sudden fall
     /// ([`SyntaxSummary::sudden`]), and a structure onset — on the subject → verb arcs or on all
     /// non-adjacent arcs — lies within two evaluations of that drop.
     pub fn sudden_with_onset(&self) -> bool {
-        let near = |o: Option<usize>| matches!((o, self.loss_drop), (Some(a), Some(b)) if a.abs_diff(b) <= 2 * self.eval_every);
-        self.sudden && (near(self.subject_onset) || near(self.structure_onset))
+        self.sudden && self.drop_with_onset()
     }
 }
 
@@ -118,6 +128,9 @@ pub fn summarize_syntax(
     let plateau = m::plateau_end(&steps, &verb, false, m::PLATEAU_RULE);
     let fall = plateau.as_ref().and_then(|p| m::fall_width(&steps, &verb, false, p));
     let subject: Vec<f64> = rows.iter().map(|r| r.uas_subject).collect();
+    let on_plateau: Vec<f64> = plateau.map_or(vec![], |p| {
+        rows.iter().filter(|r| (p.start..=p.end).contains(&r.step)).map(|r| r.uas_subject).collect()
+    });
     let max = |f: fn(&SyntaxRow) -> f64| rows.iter().map(f).fold(0.0, f64::max);
     SyntaxSummary {
         condition: condition.to_string(),
@@ -129,6 +142,11 @@ pub fn summarize_syntax(
         verb_fall: fall.map(|f| (f.from, f.to)),
         sudden: matches!((&plateau, &fall), (Some(p), Some(f)) if m::is_sudden(p, f)),
         subject_onset: m::structure_onset(&steps, &subject),
+        subject_uas: (
+            (!on_plateau.is_empty()).then(|| on_plateau.iter().sum::<f64>() / on_plateau.len() as f64),
+            mean(|r| r.uas_subject),
+        ),
+        verb_level: plateau.map(|p| p.level),
         structure_onset: o.structure,
         heldout_drop: o.heldout_drop,
         uas_onset: o.uas_onset,
@@ -313,6 +331,65 @@ pub fn design_findings(cells: &[SearchCell]) -> String {
             "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {both} sudden with an onset; a syntactic head in {syntactic} of {n}).\n",
             c.name
         ));
+    }
+    out
+}
+
+/// The page's paragraph on the design search (quoted in `REPRODUCTION.md`'s design section):
+/// the design with the most runs whose `verb_loss` leaves a plateau with a drop (the first such in
+/// the list on a tie; none: a sentence that says so), its plateau level, drop step and fall width
+/// (medians over those runs), the subject → verb UAS on the plateau and at the end (means), how
+/// many drops come with a structure onset and how many are sudden; then the designs whose runs
+/// show no such drop. Every number computed from the runs.
+pub fn design_page_paragraph(cells: &[SearchCell]) -> String {
+    let median = |mut v: Vec<f64>| -> f64 {
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v[v.len() / 2]
+        }
+    };
+    let drops = |c: &SearchCell| c.runs.iter().filter(|s| s.loss_drop.is_some()).count();
+    let lead = cells.iter().filter(|c| drops(c) > 0).fold(None::<&SearchCell>, |best, c| match best {
+        Some(b) if drops(b) >= drops(c) => Some(b),
+        _ => Some(c),
+    });
+    let mut out =
+        String::from("<strong>Which language gives the drop</strong> (in REPRODUCTION.md, the design search): ");
+    match lead {
+        None => out.push_str("in no design did the loss on the measured verb leave a plateau with a drop."),
+        Some(c) => {
+            let d: Vec<&SyntaxSummary> = c.runs.iter().filter(|s| s.loss_drop.is_some()).collect();
+            let n = c.runs.len();
+            let plateau_len = median(d.iter().filter_map(|s| s.verb_plateau).map(|(a, b)| (b - a) as f64).collect());
+            let widths: Vec<f64> = d.iter().filter_map(|s| s.verb_fall).map(|(a, b)| (b - a) as f64).collect();
+            let on: Vec<f64> = d.iter().filter_map(|s| s.subject_uas.0).collect();
+            out.push_str(&format!(
+                "in “{}” ({} steps), the loss on the masked verb sits on a plateau at {:.2} nats for {:.0} steps and then falls, \
+                 in {} of {n} runs (at step {:.0}, the median), while the best head's UAS on the subject → verb arcs goes from \
+                 {:.2} on the plateau to {:.2} at the end; a structure onset lies within two evaluations of the drop in {} of {n}. \
+                 The fall takes {} steps from 10 % to 90 % (the median), so it is sudden — at most a quarter of the plateau — in {} of {n}.",
+                c.name,
+                c.steps,
+                median(d.iter().filter_map(|s| s.verb_level).collect()),
+                plateau_len,
+                d.len(),
+                median(d.iter().filter_map(|s| s.loss_drop).map(|x| x as f64).collect()),
+                on.iter().sum::<f64>() / on.len().max(1) as f64,
+                d.iter().map(|s| s.subject_uas.1).sum::<f64>() / d.len() as f64,
+                d.iter().filter(|s| s.drop_with_onset()).count(),
+                if widths.is_empty() { "—".to_string() } else { format!("{:.0}", median(widths)) },
+                d.iter().filter(|s| s.sudden).count(),
+            ));
+            let flat: Vec<&str> = cells.iter().filter(|c| drops(c) == 0).map(|c| c.name.as_str()).collect();
+            if !flat.is_empty() {
+                out.push_str(&format!(
+                    " No run of {} has such a plateau.",
+                    flat.iter().map(|f| format!("“{f}”")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
     }
     out
 }
@@ -637,11 +714,21 @@ mod tests {
             "{}",
             design_findings(&ramps)
         );
+        let p = design_page_paragraph(&ramps);
+        assert!(p.contains("in “default” (150 steps), the loss on the masked verb sits on a plateau at 2.00 nats for 70 steps and then falls, in 3 of 3 runs (at step 80, the median)"), "{p}");
+        // the subject-arc UAS is 0.1 ± 0.001 on the plateau (8 evaluations, the wobble cancels) and 0.6 ± 0.001 at the end
+        assert!(p.contains("goes from 0.10 on the plateau to 0.60 at the end; a structure onset lies within two evaluations of the drop in 3 of 3"), "{p}");
+        assert!(p.contains("takes 70 steps from 10 % to 90 % (the median), so it is sudden — at most a quarter of the plateau — in 0 of 3."), "{p}");
         // a smooth curve has no events
         let smooth: Vec<SyntaxRow> = (0..16)
             .map(|k| srow(k * 10, 1.0 + (-(k as f64) / 4.0).exp(), 0.5 - 0.3 * (-(k as f64) / 4.0).exp(), 0.5))
             .collect();
         let n = summarize_syntax(&smooth, "baseline", (0.0, 0, 100), 0, 1.0);
         assert_eq!((n.loss_drop, n.structure_onset, n.verb_plateau), (None, None, None));
+        let flat = [SearchCell { runs: vec![n.clone()], name: "flat".into(), ..cells[0].clone() }];
+        assert!(design_page_paragraph(&flat)
+            .ends_with("in no design did the loss on the measured verb leave a plateau with a drop."));
+        let both = [ramps[0].clone(), flat[0].clone()];
+        assert!(design_page_paragraph(&both).ends_with(" No run of “flat” has such a plateau."));
     }
 }

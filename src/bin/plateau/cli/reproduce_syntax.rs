@@ -119,6 +119,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     let kind = flags.backend()?;
     let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind)?;
     let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let paragraph = r::design_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs named in \
@@ -131,7 +132,8 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
          (sudden, `metrics::syntax::is_sudden`); the structure onset by the same plateau rule rising on the best head's UAS \
          of the subject → verb arcs (the arcs `verb_loss` needs) and on all non-adjacent arcs of {} fixed sentences; and \
          whether an onset lies within two evaluations of a sudden drop (issue #35's rule, fixed before any design was run). \
-         Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}",
+         Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}\n### On the page\n\n\
+         Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-design-findings`):\n\n> {paragraph}\n",
         args.join(" "),
         today(),
         kind.name(),
@@ -146,6 +148,13 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
         r::design_findings(&cells),
     );
     write_section(&out, "chapter3-design", &body)?;
+    let page = flags.get("page").unwrap_or("index.html");
+    let html = std::fs::read_to_string(page)?;
+    output::write_file(
+        page,
+        plateau::report::replace_section(&html, "chapter3-design-findings", &paragraph).as_bytes(),
+    )?;
+    eprintln!("wrote section chapter3-design-findings of {page}");
     Ok(ExitCode::SUCCESS)
 }
 
