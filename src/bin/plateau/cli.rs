@@ -815,6 +815,16 @@ fn write_section(out: &str, name: &str, body: &str) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Rewrites the block `name` of the page (`--page`, `index.html` by default) with a generated
+/// paragraph: the page quotes what `REPRODUCTION.md` quotes, never a number typed by hand.
+fn write_page_block(flags: &Flags, name: &str, paragraph: &str) -> Result<(), CliError> {
+    let page = flags.get("page").unwrap_or("index.html");
+    let html = std::fs::read_to_string(page)?;
+    output::write_file(page, plateau::report::replace_section(&html, name, paragraph).as_bytes())?;
+    eprintln!("wrote section {name} of {page}");
+    Ok(())
+}
+
 /// Checks that `--{flag}` (a Markdown document that is read, then rewritten with a new section:
 /// `REPRODUCTION.md`, `BENCHMARKS.md`) is a regular file or can become one: a device such as
 /// `/dev/full` would be read without end.

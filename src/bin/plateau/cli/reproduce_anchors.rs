@@ -260,10 +260,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     );
     write_section(&out, "chapter2-ablation", &body)?;
     if let Some(p) = &long_paragraph {
-        let page = flags.get("page").unwrap_or("index.html");
-        let html = std::fs::read_to_string(page)?;
-        output::write_file(page, plateau::report::replace_section(&html, "chapter2-long-findings", p).as_bytes())?;
-        eprintln!("wrote section chapter2-long-findings of {page}");
+        write_page_block(flags, "chapter2-long-findings", p)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -365,10 +362,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     );
     write_section(&out, &name, &body)?;
     if page_default {
-        let page = flags.get("page").unwrap_or("index.html");
-        let html = std::fs::read_to_string(page)?;
-        output::write_file(page, plateau::report::replace_section(&html, "chapter2-findings", &paragraph).as_bytes())?;
-        eprintln!("wrote section chapter2-findings of {page}");
+        write_page_block(flags, "chapter2-findings", &paragraph)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -450,13 +444,7 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     );
     write_section(&out, "chapter2-learning-order", &body)?;
     if whole {
-        let page = flags.get("page").unwrap_or("index.html");
-        let html = std::fs::read_to_string(page)?;
-        output::write_file(
-            page,
-            plateau::report::replace_section(&html, "chapter2-order-findings", &paragraph).as_bytes(),
-        )?;
-        eprintln!("wrote section chapter2-order-findings of {page}");
+        write_page_block(flags, "chapter2-order-findings", &paragraph)?;
     }
     Ok(ExitCode::SUCCESS)
 }

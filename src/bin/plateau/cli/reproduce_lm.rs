@@ -127,10 +127,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     );
     write_section(&out, &format!("chapter4-{}-lm", base.preset.name()), &body)?;
     if page_default {
-        let page = flags.get("page").unwrap_or("index.html");
-        let html = std::fs::read_to_string(page)?;
-        output::write_file(page, plateau::report::replace_section(&html, "chapter4-findings", &paragraph).as_bytes())?;
-        eprintln!("wrote section chapter4-findings of {page}");
+        write_page_block(flags, "chapter4-findings", &paragraph)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -148,13 +148,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
         r::design_findings(&cells),
     );
     write_section(&out, "chapter3-design", &body)?;
-    let page = flags.get("page").unwrap_or("index.html");
-    let html = std::fs::read_to_string(page)?;
-    output::write_file(
-        page,
-        plateau::report::replace_section(&html, "chapter3-design-findings", &paragraph).as_bytes(),
-    )?;
-    eprintln!("wrote section chapter3-design-findings of {page}");
+    write_page_block(flags, "chapter3-design-findings", &paragraph)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -195,13 +189,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
         r::search_findings(&cells),
     );
     write_section(&out, "chapter3-search", &body)?;
-    let page = flags.get("page").unwrap_or("index.html");
-    let html = std::fs::read_to_string(page)?;
-    output::write_file(
-        page,
-        plateau::report::replace_section(&html, "chapter3-search-findings", &paragraph).as_bytes(),
-    )?;
-    eprintln!("wrote section chapter3-search-findings of {page}");
+    write_page_block(flags, "chapter3-search-findings", &paragraph)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -295,10 +283,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     );
     write_section(&out, &name, &body)?;
     if page_default {
-        let page = flags.get("page").unwrap_or("index.html");
-        let html = std::fs::read_to_string(page)?;
-        output::write_file(page, plateau::report::replace_section(&html, "chapter3-findings", &paragraph).as_bytes())?;
-        eprintln!("wrote section chapter3-findings of {page}");
+        write_page_block(flags, "chapter3-findings", &paragraph)?;
     }
     Ok(ExitCode::SUCCESS)
 }
