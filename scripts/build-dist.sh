@@ -3,10 +3,26 @@
 # example, the scripts, the stylesheet, the wasm with its bindings and chapter 4's corpus. Every URL in it is
 # relative, so the folder works on any static host under any sub-path; the pages carry a strict
 # Content-Security-Policy (no inline script; 'wasm-unsafe-eval' only for the WebAssembly).
+#
+#   scripts/build-dist.sh [--prebuilt] [OUT]
+#
+# --prebuilt copies the wasm that scripts/build-web.sh already wrote to www/pkg and www/pkg-view
+# instead of building it (the e2e test does, so that it never waits on cargo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PREBUILT=0
+if [ "${1:-}" = --prebuilt ]; then
+  PREBUILT=1
+  shift
+fi
 OUT="${1:-dist}"
-bash scripts/build-web.sh
+if [ "$PREBUILT" = 1 ]; then
+  for p in pkg pkg-view; do
+    [ -f "www/$p/plateau_bg.wasm" ] || { echo "build-dist: www/$p is missing: run scripts/build-web.sh first" >&2; exit 1; }
+  done
+else
+  bash scripts/build-web.sh
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/www/pkg" "$OUT/www/pkg-view" "$OUT/data"
 cp index.html embed.html REPRODUCTION.md "$OUT/"

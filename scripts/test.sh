@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Run every test, in order, stopping at the first failure:
-#   setup, rustfmt check, native tests, the PyTorch parity of chapter 1, web build, the page's
-#   type check, browser unit tests, end-to-end tests.
-# Each stage is announced and timed; a table of seconds per stage is printed at the end.
+# Run every test, stopping at the first failure:
+#   setup, rustfmt check, the native build, doc tests, the PyTorch parity of chapter 1, then two
+#   lanes side by side: the native test binaries | the web build and the page's type check;
+#   then two more: browser unit tests | end-to-end tests.
+# Why lanes: on a 2-core machine much of each stage uses one core (a fat-LTO link of the wasm, a
+# test binary's longest test, the page's single training worker in Chromium), so a stage that
+# needs the CPU runs beside one that leaves a core idle. Cargo locks its target directory while it
+# builds, so the native tests run their compiled binaries directly (no cargo) beside the wasm
+# build, and the e2e tests (no cargo) run beside wasm-pack's build of the browser tests.
+# Each stage is announced and timed (a lane's lines carry its name); a table of seconds per stage
+# and the total are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -10,50 +17,97 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 LOGS="$(mktemp -d)"
-trap 'rm -rf "$LOGS"' EXIT
+LANES=()
+cleanup() {
+  local p
+  for p in "${LANES[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+  rm -rf "$LOGS"
+}
+trap cleanup EXIT
 
-STAGES=8
-names=()
-secs=()
+T0=$SECONDS
 
 report() {
   echo
-  echo "==> stage times"
-  local i
-  for i in "${!names[@]}"; do
-    printf '  %-26s %6ss\n' "${names[$i]}" "${secs[$i]}"
-  done
+  echo "==> stage times (stages in lanes overlap)"
+  local name secs
+  while read -r name secs; do
+    printf '  %-26s %6ss\n' "$name" "$secs"
+  done <"$LOGS/times"
+  printf '  %-26s %6ss\n' "total" "$((SECONDS - T0))"
 }
 
-# stage NAME CMD...: run CMD with its output shown and kept in $LOGS/NAME.log.
+# stage NAME CMD...: run CMD with its output shown and kept in $LOGS/NAME.log; record its time.
+# Returns CMD's exit status (after printing FAILED).
 stage() {
   local name="$1"
   shift
-  local n=$((${#names[@]} + 1))
   echo
-  echo "==> [$n/$STAGES] $name: $*"
+  echo "==> $name: $*"
   local t0=$SECONDS rc=0
   "$@" 2>&1 | tee "$LOGS/$name.log" || rc=$?
-  names+=("$name")
-  secs+=($((SECONDS - t0)))
+  echo "$name $((SECONDS - t0))" >>"$LOGS/times"
   if [ "$rc" -ne 0 ]; then
     echo "==> FAILED: $name (exit $rc)"
-    report
-    exit "$rc"
   fi
+  return "$rc"
+}
+touch "$LOGS/times"
+
+# must STAGE-ARGS...: a stage in the foreground; the run stops if it fails.
+must() { stage "$@" || { report; exit 1; }; }
+
+# lane NAME FUNCTION: run FUNCTION in the background, its lines prefixed with [NAME]; sets LANE_PID.
+# Job control (set -m) gives the lane a process group of its own, so that a failure elsewhere
+# stops all of its children (cleanup).
+lane() {
+  set -m
+  (set -o pipefail; "$2" 2>&1 | sed -u "s/^/[$1] /") &
+  LANE_PID=$!
+  set +m
+  LANES+=("$LANE_PID")
+}
+# wait_lanes PID...: wait for these lanes, in the order they finish; the run stops as soon as one
+# fails (cleanup stops the others).
+wait_lanes() {
+  local left=$# done_pid
+  while [ "$left" -gt 0 ]; do
+    wait -n -p done_pid "$@" || { report; exit 1; }
+    left=$((left - 1))
+  done
 }
 
-stage setup bash scripts/setup.sh
-stage fmt cargo fmt --check
+must setup bash scripts/setup.sh
+must fmt cargo fmt --check
 # Native tests in release: burn in debug is too slow. `--all-targets` includes the library's unit
-# tests (`test = false` in Cargo.toml keeps them out of wasm-pack's build), then the doc examples.
-native_tests() { cargo test --release --all-targets && cargo test --release --doc; }
-stage native-tests native_tests
+# tests (`test = false` in Cargo.toml keeps them out of wasm-pack's build). Compiled here, run
+# below from their executables (cargo's "Executable" lines), in cargo's order.
+must native-build cargo test --release --all-targets --no-run
+mapfile -t TEST_BINS < <(sed -n 's/^ *Executable .*(\(.*\))$/\1/p' "$LOGS/native-build.log")
+[ "${#TEST_BINS[@]}" -gt 0 ] || { echo "==> FAILED: no test executables in the native build's output"; report; exit 1; }
+must doc-tests cargo test --release --doc
 # Chapter 1 step by step against the PyTorch transcription of the authors' model.
-stage parity bash scripts/parity.sh --preset interactive --steps 100
-stage build-web bash scripts/build-web.sh
-# The page's JavaScript against its JSDoc types and the engine's generated .d.ts (www/pkg).
-stage typecheck bash scripts/typecheck.sh
+must parity bash scripts/parity.sh --preset interactive --steps 100
+
+native_tests() {
+  local bin
+  for bin in "${TEST_BINS[@]}"; do
+    echo "     Running $bin"
+    "$bin" || return 1
+  done
+}
+native_lane() { stage native-tests native_tests; }
+web_lane() {
+  stage build-web bash scripts/build-web.sh &&
+    # The page's JavaScript against its JSDoc types and the engine's generated .d.ts (www/pkg).
+    stage typecheck bash scripts/typecheck.sh
+}
+lane native native_lane
+NATIVE=$LANE_PID
+lane web web_lane
+WEB=$LANE_PID
+wait_lanes "$NATIVE" "$WEB"
+
 # Browser unit tests (wasm-bindgen-test in headless Chromium).
 # wasm-pack must not download anything: --mode no-install makes it fail instead,
 # --chromedriver skips its driver lookup, and it picks the wasm-bindgen CLI of the
@@ -68,13 +122,20 @@ stage typecheck bash scripts/typecheck.sh
 # whole engine that ran nothing in the browser. The doc examples run natively too: compiled for
 # wasm with fat LTO each took minutes and over 5 GB of memory.
 source scripts/web-profile.sh
-stage browser-tests env \
-  WASM_BINDGEN_TEST_TIMEOUT=600 \
-  CHROMEDRIVER=/usr/bin/chromedriver \
-  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
-  wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
-  --release --mode no-install -- --test web -- --nocapture
-stage e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
+browser_lane() {
+  stage browser-tests env \
+    WASM_BINDGEN_TEST_TIMEOUT=600 \
+    CHROMEDRIVER=/usr/bin/chromedriver \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
+    wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
+    --release --mode no-install -- --test web -- --nocapture
+}
+lane browser browser_lane
+BROWSER=$LANE_PID
+# The e2e tests use the web build above and never call cargo (build-dist.sh --prebuilt).
+must e2e node --test --test-reporter=spec tests/e2e/*.test.mjs
+wait_lanes "$BROWSER"
+LANES=()
 
 report
 
@@ -95,7 +156,7 @@ total_p=0
 total_f=0
 total_s=0
 counted=1
-for s in native-tests browser-tests e2e; do
+for s in doc-tests native-tests browser-tests e2e; do
   if [ "$s" = e2e ]; then
     read -r p f n k < <(count_node "$LOGS/$s.log")
   else
@@ -111,8 +172,8 @@ if [ "$counted" -eq 1 ]; then
   echo "$total_p passed, $total_f failed, $total_s skipped or ignored"
   if [ "$total_s" -gt 0 ]; then
     # libtest: "test NAME ... ignored"; node's spec reporter: "﹣ NAME (…) # reason".
-    grep -hE '^test .* \.\.\. ignored|# SKIP|^ *﹣ ' "$LOGS/native-tests.log" "$LOGS/browser-tests.log" "$LOGS/e2e.log" 2>/dev/null \
-      | sed 's/^/  skipped: /' | head -20
+    grep -hE '^test .* \.\.\. ignored|# SKIP|^ *﹣ ' "$LOGS/doc-tests.log" "$LOGS/native-tests.log" "$LOGS/browser-tests.log" "$LOGS/e2e.log" 2>/dev/null \
+      | sed 's/^/  skipped: /' | head -20 || true
   fi
 else
   echo "all stages passed (test count unavailable: a stage printed no test summary)"

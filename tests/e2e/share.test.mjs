@@ -276,7 +276,7 @@ test('hostile URL values stay text, and training makes no network request', { ti
 
 test('the dist/ folder works under a sub-path of a static server', { timeout: TEST_TIMEOUT }, async () => {
   const site = join(ARTIFACTS, 'site');
-  execFileSync('bash', [join(REPO_ROOT, 'scripts', 'build-dist.sh'), join(site, 'sub', 'plateau')], { stdio: 'ignore' });
+  execFileSync('bash', [join(REPO_ROOT, 'scripts', 'build-dist.sh'), '--prebuilt', join(site, 'sub', 'plateau')], { stdio: 'ignore' });
   const sub = await startServer({ root: site });
   try {
     const { page, run } = await openPageIn(suite.browser, sub, 'dist', { artifacts: ARTIFACTS, prefix: 'share', query: 'sub/plateau/index.html?experiment=anchors' });
