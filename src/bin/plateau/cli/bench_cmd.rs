@@ -224,7 +224,9 @@ fn gpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         r.native.push((case.clone(), gpu, cpu));
     }
     let browser = flags.get("browser").unwrap_or("node bench/gpu-browser.mjs");
-    if browser != "none" {
+    if browser == "none" {
+        r.browser = Some(Err("not run: --browser none".into()));
+    } else {
         let spec: Vec<serde_json::Value> =
             cases.iter().map(|c| serde_json::json!({"name": c.name, "query": c.query})).collect();
         eprintln!("gpu-check: the page's backend race in headless Chromium on the hardware adapter");
