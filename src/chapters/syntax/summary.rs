@@ -351,8 +351,14 @@ pub fn design_page_paragraph(cells: &[SearchCell]) -> String {
         }
     };
     let drops = |c: &SearchCell| c.runs.iter().filter(|s| s.loss_drop.is_some()).count();
+    // The design the paragraph leads with: the most runs with a sudden drop at a structure onset,
+    // then the most sudden drops, then the most drops; the first listed on a tie.
+    let rank = |c: &SearchCell| {
+        let count = |f: fn(&SyntaxSummary) -> bool| c.runs.iter().filter(|s| f(s)).count();
+        (count(|s| s.sudden_with_onset()), count(|s| s.sudden), drops(c))
+    };
     let lead = cells.iter().filter(|c| drops(c) > 0).fold(None::<&SearchCell>, |best, c| match best {
-        Some(b) if drops(b) >= drops(c) => Some(b),
+        Some(b) if rank(b) >= rank(c) => Some(b),
         _ => Some(c),
     });
     let mut out =
@@ -382,6 +388,14 @@ pub fn design_page_paragraph(cells: &[SearchCell]) -> String {
                 if widths.is_empty() { "—".to_string() } else { format!("{:.0}", median(widths)) },
                 d.iter().filter(|s| s.sudden).count(),
             ));
+            let others: Vec<String> = cells
+                .iter()
+                .filter(|o| drops(o) > 0 && !std::ptr::eq(*o, c))
+                .map(|o| format!("“{}” ({} of {})", o.name, drops(o), o.runs.len()))
+                .collect();
+            if !others.is_empty() {
+                out.push_str(&format!(" Also with a plateau and a drop: {}.", others.join(", ")));
+            }
             let flat: Vec<&str> = cells.iter().filter(|c| drops(c) == 0).map(|c| c.name.as_str()).collect();
             if !flat.is_empty() {
                 out.push_str(&format!(
@@ -730,5 +744,15 @@ mod tests {
             .ends_with("in no design did the loss on the measured verb leave a plateau with a drop."));
         let both = [ramps[0].clone(), flat[0].clone()];
         assert!(design_page_paragraph(&both).ends_with(" No run of “flat” has such a plateau."));
+        // the paragraph leads with the design whose drops are sudden at an onset, listed second
+        // here, and names the other design with drops
+        let ramp = SearchCell { name: "ramp".into(), ..ramps[0].clone() };
+        let cliff = SearchCell { name: "cliff".into(), ..three[0].clone() };
+        let p = design_page_paragraph(&[ramp, cliff, flat[0].clone()]);
+        assert!(p.contains("): in “cliff” (150 steps)"), "{p}");
+        assert!(
+            p.ends_with(" Also with a plateau and a drop: “ramp” (3 of 3). No run of “flat” has such a plateau."),
+            "{p}"
+        );
     }
 }

@@ -53,6 +53,22 @@ pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::P
         &[("grammar", "nested-verbs"), ("heads", "1")],
     ),
     ("dyck", "dyck: typed brackets nested like Dyck words", "syntax-design", &[("grammar", "dyck")]),
+    // Family (c): one layer, so the arc must be found by a single attention map (chapter 1's
+    // regime). The outermost verb's subject is the sentence's first noun: one layer can attend
+    // to it (content and position of the key), though not match particles.
+    ("nested-1layer", "nested on 1 layer (4 heads)", "syntax-design", &[("grammar", "nested"), ("layers", "1")]),
+    (
+        "nested-1layer-1head",
+        "nested on 1 layer with 1 head",
+        "syntax-design",
+        &[("grammar", "nested"), ("layers", "1"), ("heads", "1")],
+    ),
+    (
+        "nested-verbs-1layer-1head",
+        "nested-verbs on 1 layer with 1 head",
+        "syntax-design",
+        &[("grammar", "nested-verbs"), ("layers", "1"), ("heads", "1")],
+    ),
 ];
 
 /// Trains (or reads back) every configuration × seed of a chapter 3 sweep into
