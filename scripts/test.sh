@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run every test, stopping at the first failure:
-#   setup, rustfmt check, the native build, doc tests, the PyTorch parity of chapter 1, then two
-#   lanes side by side: the native test binaries | the web build and the page's type check;
-#   then two more: browser unit tests | end-to-end tests.
+#   setup, rustfmt check and the native build; then the native test binaries in a lane of their
+#   own, beside the doc tests and the PyTorch parity of chapter 1, then beside the web build and
+#   the page's type check; then two more lanes: browser unit tests | end-to-end tests.
 # Why lanes: on a 2-core machine much of each stage uses one core (a fat-LTO link of the wasm, a
 # test binary's longest test, the page's single training worker in Chromium), so a stage that
 # needs the CPU runs beside one that leaves a core idle. Cargo locks its target directory while it
@@ -85,10 +85,6 @@ must fmt cargo fmt --check
 must native-build cargo test --release --all-targets --no-run
 mapfile -t TEST_BINS < <(sed -n 's/^ *Executable .*(\(.*\))$/\1/p' "$LOGS/native-build.log")
 [ "${#TEST_BINS[@]}" -gt 0 ] || { echo "==> FAILED: no test executables in the native build's output"; report; exit 1; }
-must doc-tests cargo test --release --doc
-# Chapter 1 step by step against the PyTorch transcription of the authors' model.
-must parity bash scripts/parity.sh --preset interactive --steps 100
-
 native_tests() {
   local bin
   for bin in "${TEST_BINS[@]}"; do
@@ -102,8 +98,13 @@ web_lane() {
     # The page's JavaScript against its JSDoc types and the engine's generated .d.ts (www/pkg).
     stage typecheck bash scripts/typecheck.sh
 }
+# The test binaries start at once; the doc tests and the parity test (which run cargo) follow in
+# the foreground, then the web build beside what is left of them.
 lane native native_lane
 NATIVE=$LANE_PID
+must doc-tests cargo test --release --doc
+# Chapter 1 step by step against the PyTorch transcription of the authors' model.
+must parity bash scripts/parity.sh --preset interactive --steps 100
 lane web web_lane
 WEB=$LANE_PID
 wait_lanes "$NATIVE" "$WEB"
