@@ -53,6 +53,28 @@ pub fn sample_n(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> V
     (0..n).map(|_| sample(g, rng, lexicon)).collect()
 }
 
+/// How the summaries name language `g`'s minimal-pair measures: `(part, pair, accuracy)`, the
+/// part of the verb's loss that only the pair decides (`verb_number_loss`), what a pair
+/// contrasts, and the name of `agreement_acc` ([`minimal_pairs`]).
+pub fn pair_words(g: Grammar) -> (&'static str, &'static str, &'static str) {
+    match g {
+        Grammar::Agreement => ("number part", "the right verb form against the wrong one", "agreement"),
+        Grammar::Nested | Grammar::NestedVerbs => {
+            ("selection part", "the verb its subject selects against another noun's", "selection accuracy")
+        }
+        Grammar::Dyck => ("bracket-type part", "the right closing bracket against the next type", "bracket accuracy"),
+    }
+}
+
+/// The source file that documents language `g` (the sections name it).
+pub fn source_file(g: Grammar) -> &'static str {
+    match g {
+        Grammar::Agreement => "src/chapters/syntax/data.rs",
+        Grammar::Nested | Grammar::NestedVerbs => "src/chapters/syntax/nested.rs",
+        Grammar::Dyck => "src/chapters/syntax/dyck.rs",
+    }
+}
+
 /// `n` minimal pairs on the masked main verb: number agreement (the agreement grammar),
 /// selection by the subject (the nested language, [`nested::foil`]) or the outer closing
 /// bracket's type (the bracket language, [`dyck::foil`]). `lexicon` does not apply to brackets.

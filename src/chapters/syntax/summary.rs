@@ -165,11 +165,14 @@ pub fn summarize_syntax(
     }
 }
 
-/// The per-run table of chapter 3.
-pub fn syntax_table(runs: &[SyntaxSummary]) -> String {
-    let mut t = String::from(
-        "| condition | λ [from, until) | seed | verb-loss plateau | loss drop | structure onset | coincide | held-out loss drop | number-part drop | non-adj. UAS > offset + 0.05 from | max non-adj. UAS (offset) | max UAS (offset) | agreement ≥ 0.9 at | verb loss start → end | final held-out loss | final agreement | wall s |\n\
+/// The per-run table of chapter 3; `g` names the minimal-pair columns
+/// ([`super::language::pair_words`]).
+pub fn syntax_table(runs: &[SyntaxSummary], g: super::language::Grammar) -> String {
+    let (part, _, accuracy) = super::language::pair_words(g);
+    let mut t = format!(
+        "| condition | λ [from, until) | seed | verb-loss plateau | loss drop | structure onset | coincide | held-out loss drop | {} drop | non-adj. UAS > offset + 0.05 from | max non-adj. UAS (offset) | max UAS (offset) | {accuracy} ≥ 0.9 at | verb loss start → end | final held-out loss | final {accuracy} | wall s |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        part.replace(' ', "-"),
     );
     for s in runs {
         t.push_str(&format!(
@@ -433,8 +436,9 @@ pub fn search_findings(cells: &[SearchCell]) -> String {
 
 /// Chapter 3's "what the measured runs show" paragraph for the page, every number and every
 /// comparison word computed from the runs (the page quotes it; a test holds the page and
-/// `REPRODUCTION.md` equal).
-pub fn syntax_page_paragraph(runs: &[SyntaxSummary]) -> String {
+/// `REPRODUCTION.md` equal). `g` names the minimal-pair measures ([`super::language::pair_words`]).
+pub fn syntax_page_paragraph(runs: &[SyntaxSummary], g: super::language::Grammar) -> String {
+    let (part, pair, accuracy) = super::language::pair_words(g);
     let by = |c: &str| runs.iter().filter(|s| s.condition == c).collect::<Vec<_>>();
     let median = |mut v: Vec<usize>| -> Option<usize> {
         v.sort_unstable();
@@ -456,9 +460,9 @@ pub fn syntax_page_paragraph(runs: &[SyntaxSummary]) -> String {
         parts.push(format!(
             "without the regularizer the loss on verbs whose subject is far away plateaus and then drops in {dropped} of {n} runs{}, \
              and the structure onset (the UAS over non-adjacent arcs leaving its own plateau) falls within two evaluations of \
-             that drop in {together} of {n}; its number part alone (the right verb form against the wrong one) sits at chance \
+             that drop in {together} of {n}; its {part} alone ({pair}) sits at chance \
              and then drops in {number} of {n}{}; the best head's non-adjacent UAS reaches {:.2} against {:.2} for the best \
-             fixed-offset guess, and agreement ends at {:.2}; the overall held-out loss shows such a drop in {held} of {n}",
+             fixed-offset guess, and {accuracy} ends at {:.2}; the overall held-out loss shows such a drop in {held} of {n}",
             drop_med.map_or(String::new(), |d| format!(" (at step {d}, the median)")),
             number_med.map_or(String::new(), |d| format!(" (at step {d}, the median)")),
             mean(&base, &|s| s.max_uas_nonadjacent),
@@ -528,8 +532,10 @@ pub fn search_page_paragraph(cells: &[SearchCell]) -> String {
     )
 }
 
-/// Per condition means, then the paper's questions answered from the numbers.
-pub fn syntax_comparison(runs: &[SyntaxSummary]) -> String {
+/// Per condition means, then the paper's questions answered from the numbers; `g` names the
+/// minimal-pair measures ([`super::language::pair_words`]).
+pub fn syntax_comparison(runs: &[SyntaxSummary], g: super::language::Grammar) -> String {
+    let (part, _, accuracy) = super::language::pair_words(g);
     let by = |c: &str| runs.iter().filter(|s| s.condition == c).collect::<Vec<_>>();
     let opt = |v: Option<usize>| v.map_or(f64::NAN, |v| v as f64);
     // Means of event steps over the runs that have the event (NaN when none has).
@@ -548,7 +554,7 @@ pub fn syntax_comparison(runs: &[SyntaxSummary]) -> String {
             continue;
         }
         out.push_str(&format!(
-            "- {c}: mean max non-adjacent UAS {:.3} (offset guess {:.3}), mean final held-out loss {:.3}, mean final verb loss {:.3}, mean final agreement {:.3}.\n",
+            "- {c}: mean max non-adjacent UAS {:.3} (offset guess {:.3}), mean final held-out loss {:.3}, mean final verb loss {:.3}, mean final {accuracy} {:.3}.\n",
             mean(&rs, &|s| s.max_uas_nonadjacent),
             mean(&rs, &|s| s.offset_uas_nonadjacent),
             mean(&rs, &|s| s.final_loss),
@@ -587,7 +593,7 @@ pub fn syntax_comparison(runs: &[SyntaxSummary]) -> String {
         pro.len()
     ));
     out.push_str(&format!(
-        "- Does suppression delay or remove the drop? [runs with a drop of the verb loss, of its number part; mean number-part drop step] \
+        "- Does suppression delay or remove the drop? [runs with a drop of the verb loss, of its {part}; mean {part} drop step] \
          suppressed {} and {} of {} ({:.0}) vs baseline {} and {} of {} ({:.0}); mean max non-adjacent UAS {:.3} vs {:.3}.\n",
         count(&sup, &|s| s.loss_drop.is_some()),
         count(&sup, &|s| s.number_drop.is_some()),
@@ -603,7 +609,7 @@ pub fn syntax_comparison(runs: &[SyntaxSummary]) -> String {
     let agree = |rs: &[&SyntaxSummary]| mean(rs, &|s| opt(s.agreement_step));
     out.push_str(&format!(
         "- Does promotion bring structure earlier? [mean first step with the non-adjacent UAS more than 0.05 above its offset guess \
-         (runs that get there); mean step at which agreement first reaches 0.9] promoted {:.0} ({} of {}) / {:.0} vs baseline {:.0} ({} of {}) / {:.0}.\n",
+         (runs that get there); mean step at which {accuracy} first reaches 0.9] promoted {:.0} ({} of {}) / {:.0} vs baseline {:.0} ({} of {}) / {:.0}.\n",
         mean(&pro, &|s| opt(s.syntactic_step)),
         count(&pro, &|s| s.syntactic_step.is_some()),
         pro.len(),
@@ -681,9 +687,16 @@ mod tests {
         assert!((s.max_uas_nonadjacent - 0.601).abs() < 1e-12);
         let far = summarize_syntax(&plateau_rows(80, 120), "baseline", (0.0, 0, 100), 1, 1.0);
         assert!(!far.coincide(), "40 steps apart");
-        let c = syntax_comparison(&[s.clone(), far.clone()]);
+        let c = syntax_comparison(&[s.clone(), far.clone()], crate::config::Grammar::Agreement);
         assert!(c.contains("baseline 2 of 2.\n- Does the drop coincide"), "{c}");
         assert!(c.contains("[both found, within two evaluations, 20 steps] baseline 1 of 2."), "{c}");
+        assert!(c.contains("of its number part; mean number part drop step]"), "{c}");
+        // The nested language's pairs are a selection, not number agreement: the text says so.
+        let n = syntax_comparison(&[s.clone()], crate::config::Grammar::Nested);
+        assert!(n.contains("mean final selection accuracy 0.950") && !n.contains("agreement"), "{n}");
+        let p = syntax_page_paragraph(&[s.clone()], crate::config::Grammar::Nested);
+        assert!(p.contains("its selection part alone (the verb its subject selects against another noun's)"), "{p}");
+        assert!(!p.contains("agreement") && !p.contains("number part"), "{p}");
         let cells =
             [SearchCell { name: "default".into(), change: "—".into(), steps: 150, runs: vec![s.clone(), far] }];
         let t = search_table(&cells);

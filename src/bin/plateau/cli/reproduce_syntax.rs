@@ -268,33 +268,36 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     if runs.is_empty() {
         return resume.nothing_finished();
     }
-    let name = format!("chapter3-{}-syntax", base.preset.name());
+    let name = format!("chapter3-{}{}-syntax", base.preset.name(), syntax_variant(&base));
     let page_default = base.preset == Preset::Interactive
         && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
             == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
-    let paragraph = r::syntax_page_paragraph(&runs);
+    let paragraph = r::syntax_page_paragraph(&runs, base.grammar);
     let page_paragraph = if page_default {
         format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n")
     } else {
         String::new()
     };
     let body = format!(
-        "## Chapter 3 — {} preset, syntax (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT \
-         masking on the synthetic dependency grammar of `src/chapters/syntax/data.rs`; R averaged over sentences (the paper's code \
+        "## Chapter 3 — {} preset{}, syntax (generated)\n\n\
+         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT masking (`language::mask`) on the \
+         {} language of `{}`; R averaged over sentences (the paper's code \
          sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
          whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
          non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\
          ### The paper's questions\n\n{}{}",
         base.preset.name(),
+        variant_words(&base),
         args.join(" "),
         today(),
         kind.name(),
         model_line(&base),
+        base.grammar.name(),
+        plateau::chapters::syntax::language::source_file(base.grammar),
         plateau::chapters::syntax::VERB_ITEMS,
         plateau::chapters::syntax::VERB_MIN_DISTANCE,
-        r::syntax_table(&runs),
-        r::syntax_comparison(&runs),
+        r::syntax_table(&runs, base.grammar),
+        r::syntax_comparison(&runs, base.grammar),
         page_paragraph,
     );
     write_section(&out, &name, &body)?;
@@ -302,4 +305,42 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         write_page_block(flags, "chapter3-findings", &paragraph)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The language and model of a chapter 3 run where they differ from its preset's defaults, as
+/// the λ section's name has them: "" for the defaults, "-nested-1layer" for the nested language
+/// on one layer (so that each language keeps a section of its own).
+fn syntax_variant(cfg: &RunConfig) -> String {
+    let d = RunConfig::defaults(plateau::config::Task::Syntax, cfg.preset);
+    let mut v = String::new();
+    if cfg.grammar != d.grammar {
+        v.push_str(&format!("-{}", cfg.grammar.name()));
+    }
+    if cfg.layers != d.layers {
+        v.push_str(&format!("-{}layer", cfg.layers));
+    }
+    if cfg.heads != d.heads {
+        v.push_str(&format!("-{}head", cfg.heads));
+    }
+    v
+}
+
+/// [`syntax_variant`] in words for the section's title: "" or ", nested language, 1 layer(s)".
+fn variant_words(cfg: &RunConfig) -> String {
+    let d = RunConfig::defaults(plateau::config::Task::Syntax, cfg.preset);
+    let mut w = vec![];
+    if cfg.grammar != d.grammar {
+        w.push(format!("{} language", cfg.grammar.name()));
+    }
+    if cfg.layers != d.layers {
+        w.push(format!("{} layer(s)", cfg.layers));
+    }
+    if cfg.heads != d.heads {
+        w.push(format!("{} head(s) per layer", cfg.heads));
+    }
+    if w.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", w.join(", "))
+    }
 }
