@@ -50,7 +50,7 @@ TORCH_DEBIAN="/usr/bin/python3 bench/torch_bench.py"
 (cd bench/tfjs && npm ci --no-audit --no-fund --silent)
 
 bash scripts/build-web.sh
-cargo build --release --bin plateau
+cargo build --release --features flex,wgpu --bin plateau
 
 if [ "$SUITE" = quick ]; then
   exec target/release/plateau bench --suite quick --torch "$TORCH_REF" --torch-second "$TORCH_DEBIAN"

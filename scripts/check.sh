@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --check
-cargo clippy --release --all-targets -- -D warnings
+cargo clippy --release --all-targets --features flex,wgpu -- -D warnings
 cargo clippy --release --lib --target wasm32-unknown-unknown -- -D warnings
 bash scripts/test.sh

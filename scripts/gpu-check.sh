@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
-cargo build --release --quiet --bin plateau
+cargo build --release --quiet --features wgpu --bin plateau
 BIN="${CARGO_TARGET_DIR:-target}/release/plateau"
 # Only build the page where there is a GPU to open it on (--probe: exit 3 when wgpu finds none).
 status=0

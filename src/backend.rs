@@ -16,29 +16,33 @@
 //! NdArray wins on chapter 1 (the paper preset by 2×), Flex on the two smaller softmax models.
 //! Natively (rayon, 2 threads) the two are within noise of each other on the paper preset
 //! (1.41 vs 1.35 s). Chapter 1 decides, so the page carries NdArray only (plus wgpu): Flex is
-//! compiled natively only, where `plateau bench` keeps measuring it.
+//! compiled natively only, with the `flex` feature (`scripts/bench.sh` builds with it), where
+//! `plateau bench` keeps measuring it.
 
 use burn::tensor::Device;
 
 /// The backends this build can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
-    /// burn's pure-Rust Flex CPU backend (native builds only).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// burn's pure-Rust Flex CPU backend (native builds with the `flex` feature only).
+    #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
     Flex,
     /// burn's NdArray CPU backend (deprecated upstream; kept for measurement).
     NdArray,
-    /// wgpu: WebGPU in the browser, Vulkan/Metal natively.
+    /// wgpu: WebGPU in the browser, Vulkan/Metal natively (with the `wgpu` feature).
+    #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
     Wgpu,
 }
 
 impl BackendKind {
-    /// Parses `flex`, `ndarray`, `wgpu` (also `webgpu`), or `cpu` (the chosen CPU backend).
+    /// Parses `flex` (in builds that have it, [`FLEX_BUILT`]), `ndarray`, `wgpu` (also `webgpu`;
+    /// in builds that have it, [`WGPU_BUILT`]), or `cpu` (the chosen CPU backend).
     pub fn parse(s: &str) -> Option<BackendKind> {
         match s {
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             "flex" => Some(BackendKind::Flex),
             "ndarray" => Some(BackendKind::NdArray),
+            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
             "wgpu" | "webgpu" | "vulkan" => Some(BackendKind::Wgpu),
             "cpu" => Some(CPU),
             _ => None,
@@ -47,22 +51,31 @@ impl BackendKind {
     /// The name [`BackendKind::parse`] takes (`--backend`, `--backends`).
     pub fn flag(self) -> &'static str {
         match self {
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             BackendKind::Flex => "flex",
             BackendKind::NdArray => "ndarray",
+            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
             BackendKind::Wgpu => "wgpu",
         }
     }
     /// A short name for status lines and CSV.
     pub fn name(self) -> &'static str {
         match self {
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             BackendKind::Flex => "cpu (flex)",
             BackendKind::NdArray => "cpu (ndarray)",
+            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
             BackendKind::Wgpu => "wgpu",
         }
     }
 }
+
+/// Whether this build has the Flex backend (the `flex` feature, natively).
+pub const FLEX_BUILT: bool = cfg!(all(feature = "flex", not(target_arch = "wasm32")));
+
+/// Whether this build has the wgpu backend: always in wasm (WebGPU), natively with the `wgpu`
+/// feature.
+pub const WGPU_BUILT: bool = cfg!(any(target_arch = "wasm32", feature = "wgpu"));
 
 /// The CPU backend used by default.
 pub const CPU: BackendKind = BackendKind::NdArray;
@@ -79,9 +92,10 @@ pub fn cpu_device() -> Device {
 #[allow(deprecated)]
 pub fn device(kind: BackendKind) -> Device {
     match kind {
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
         BackendKind::Flex => Device::flex(),
         BackendKind::NdArray => Device::ndarray(),
+        #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
         BackendKind::Wgpu => Device::wgpu(Default::default()),
     }
 }
@@ -116,8 +130,15 @@ impl Adapter {
     }
 }
 
+/// Every adapter wgpu finds natively, over all the graphics APIs this build has; none in a build
+/// without the `wgpu` feature.
+#[cfg(all(not(feature = "wgpu"), not(target_arch = "wasm32")))]
+pub fn adapters() -> Vec<Adapter> {
+    vec![]
+}
+
 /// Every adapter wgpu finds natively, over all the graphics APIs this build has.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "wgpu", not(target_arch = "wasm32")))]
 pub fn adapters() -> Vec<Adapter> {
     use burn::tensor::wgpu::wgpu;
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {

@@ -676,6 +676,36 @@ fn run_seeds_writes_each_seed_as_its_own_run_and_summarize_reads_them() {
     assert_eq!((code, err.contains("not a Plateau metrics CSV")), (2, true), "{err}");
 }
 
+/// Flex and native wgpu are opt-in backends (`--features flex`, `--features wgpu`): a build
+/// without them says how to get them, for `--backend`, `--backends` and `--suite gpu` alike, and
+/// trains nothing.
+#[cfg(not(any(feature = "flex", feature = "wgpu")))]
+#[test]
+fn opt_in_backends_in_a_build_without_them_say_how_to_build_them() {
+    let out = tmp("noflex.csv");
+    for (name, feature) in [("flex", "flex"), ("wgpu", "wgpu"), ("webgpu", "wgpu")] {
+        let (code, _, err) = plateau(&["run", "--backend", name, "--steps", "1", "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        let want = format!(
+            "error: --backend \"{name}\": this build has no {feature} backend; build with `cargo build --release --features {feature}`"
+        );
+        assert!(err.starts_with(&want), "{err}");
+        assert!(err.contains("or use ndarray, cpu"), "{err}");
+        assert!(!out.exists());
+    }
+    let (code, _, err) = plateau(&["bench", "--backends", "ndarray,flex", "--torch", "none", "--browser", "none"]);
+    assert_eq!((code, err.contains("--backends \"flex\": this build has no flex backend")), (2, true), "{err}");
+    let (code, _, err) = plateau(&["bench", "--suite", "gpu", "--browser", "none"]);
+    assert_eq!((code, err.contains("--suite gpu: this build has no native wgpu backend")), (2, true), "{err}");
+    let (code, _, err) = plateau(&["run", "--backend", "tpu", "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        (code, err.contains("--backend \"tpu\": allowed ndarray, cpu (wgpu, flex with `--features wgpu,flex`)")),
+        (2, true),
+        "{err}"
+    );
+}
+
+#[cfg(feature = "wgpu")]
 #[test]
 fn backend_wgpu_without_an_adapter_is_refused_with_a_message() {
     // cubecl's device override asks for a discrete GPU, which this machine (and CI) lacks: the

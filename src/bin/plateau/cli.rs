@@ -60,7 +60,7 @@ use shared::*;
 use stop::*;
 
 const USAGE_HEAD: &str = "usage:
-  plateau run [--KEY VALUE ...] [--backend flex|ndarray|wgpu] [--max-memory GB] [--quiet]
+  plateau run [--KEY VALUE ...] [--backend ndarray|wgpu|flex] [--max-memory GB] [--quiet]
               [--seeds 0..4 | --seeds 0,3,7] --out FILE.csv [--embeddings FILE.csv]
                         (every experiment parameter below is a flag; rows are written to
                          FILE.csv.partial as they are evaluated and renamed at the end; Ctrl-C or
@@ -106,8 +106,9 @@ const USAGE_HEAD: &str = "usage:
   plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
               [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
               [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
-                        time training steps natively, in PyTorch (--torch: the reference of every
-                         ratio; --torch-second: one more row) and in headless Chromium
+                        time training steps natively (--backends: default ndarray,wgpu, and flex
+                         in a build with --features flex), in PyTorch (--torch: the reference of
+                         every ratio; --torch-second: one more row) and in headless Chromium
   plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
                         (scripts/gpu-check.sh) every preset on wgpu on a hardware GPU beside the
                          CPU backend, and the page's backend race on the hardware adapter: the GPU
@@ -261,9 +262,9 @@ impl Flags {
     pub fn backend(&self) -> Result<BackendKind, CliError> {
         let kind = match self.get("backend") {
             None => backend::CPU,
-            Some(b) => BackendKind::parse(b)
-                .ok_or_else(|| CliError(format!("--backend {b:?}: allowed flex, ndarray, wgpu, cpu")))?,
+            Some(b) => BackendKind::parse(b).ok_or_else(|| CliError(backend_refusal(b)))?,
         };
+        #[cfg(feature = "wgpu")]
         if kind == BackendKind::Wgpu {
             probe_wgpu()?;
         }
@@ -271,6 +272,36 @@ impl Flags {
     }
 }
 
+/// Why `--backend NAME` (or a name in `--backends`) is refused: Flex or wgpu in a build without
+/// it (the `flex` and `wgpu` features), or an unknown name.
+pub fn backend_refusal(name: &str) -> String {
+    let (mut built, mut opt_in) = (vec!["ndarray", "cpu"], vec![]);
+    for (b, has) in [("wgpu", backend::WGPU_BUILT), ("flex", backend::FLEX_BUILT)] {
+        if has {
+            built.push(b);
+        } else {
+            opt_in.push(b);
+        }
+    }
+    let built = built.join(", ");
+    match name {
+        "flex" | "wgpu" | "webgpu" | "vulkan" if BackendKind::parse(name).is_none() => {
+            let feature = if name == "flex" { "flex" } else { "wgpu" };
+            format!(
+                "--backend {name:?}: this build has no {feature} backend; build with `cargo build --release --features \
+                 {feature}` (scripts/bench.sh does), or use {built}"
+            )
+        }
+        _ if opt_in.is_empty() => format!("--backend {name:?}: allowed {built}"),
+        _ => format!(
+            "--backend {name:?}: allowed {built} ({} with `--features {}`)",
+            opt_in.join(", "),
+            opt_in.join(",")
+        ),
+    }
+}
+
+#[cfg(feature = "wgpu")]
 /// `--backend wgpu`: sets the adapter up once with one tiny tensor, before anything trains.
 /// Without a usable adapter burn panics inside its first operation; here that becomes a message
 /// and exit status 2 (the panic's own text is kept for the message, not printed).

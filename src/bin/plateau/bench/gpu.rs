@@ -4,7 +4,9 @@
 //! (`bench/gpu-browser.mjs`), the page's own backend race for each preset. They form the GPU
 //! section of `BENCHMARKS.md`, which the full bench keeps when it rewrites the rest. Where wgpu
 //! finds no hardware GPU (software rasterizers such as llvmpipe, lavapipe or SwiftShader are not
-//! one), it says so and measures nothing.
+//! one), it says so and measures nothing. It needs the native wgpu backend (the `wgpu` feature,
+//! which `scripts/gpu-check.sh` builds with); without it only this module's tests use the report.
+#![cfg_attr(not(feature = "wgpu"), allow(dead_code))]
 
 use super::*;
 use plateau::backend::Adapter;

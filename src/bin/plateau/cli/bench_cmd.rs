@@ -38,9 +38,17 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     };
     let kinds: Vec<BackendKind> = flags
         .get("backends")
-        .unwrap_or("ndarray,flex,wgpu")
+        .unwrap_or(match (plateau::backend::FLEX_BUILT, plateau::backend::WGPU_BUILT) {
+            (true, true) => "ndarray,flex,wgpu",
+            (true, false) => "ndarray,flex",
+            (false, true) => "ndarray,wgpu",
+            (false, false) => "ndarray",
+        })
         .split(',')
-        .map(|b| BackendKind::parse(b.trim()).ok_or_else(|| CliError(format!("--backends: unknown backend {b:?}"))))
+        .map(|b| {
+            BackendKind::parse(b.trim())
+                .ok_or_else(|| CliError(super::backend_refusal(b.trim()).replacen("--backend", "--backends", 1)))
+        })
         .collect::<Result<_, _>>()?;
     let off = |v: &str| v == "none" || v.is_empty();
     let torch = flags.get("torch").unwrap_or("/usr/bin/python3 bench/torch_bench.py").to_string();
@@ -69,7 +77,11 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         command: format!("plateau bench {}", args.join(" ")),
         threads,
         cpu: bench::cpu_model(),
-        adapters: if kinds.contains(&BackendKind::Wgpu) { backend::adapters() } else { vec![] },
+        adapters: if backend::WGPU_BUILT && kinds.iter().any(|k| k.flag() == "wgpu") {
+            backend::adapters()
+        } else {
+            vec![]
+        },
         ..Default::default()
     };
     // Memory first: this process's peak would otherwise be the paper preset's.
@@ -193,6 +205,21 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
 /// `bench::gpu`): exits 0 having measured nothing where wgpu finds no hardware GPU. `--probe`
 /// only looks: exit 0 with a GPU, 3 without.
 fn gpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    #[cfg(not(feature = "wgpu"))]
+    {
+        let _ = (args, flags);
+        Err(CliError(
+            "--suite gpu: this build has no native wgpu backend; build with `cargo build --release --features wgpu` \
+             (scripts/gpu-check.sh does)"
+                .into(),
+        ))
+    }
+    #[cfg(feature = "wgpu")]
+    gpu_suite_wgpu(args, flags)
+}
+
+#[cfg(feature = "wgpu")]
+fn gpu_suite_wgpu(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     use crate::bench;
     let adapters = backend::adapters();
     for a in &adapters {

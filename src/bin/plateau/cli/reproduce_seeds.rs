@@ -330,7 +330,7 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
     }
     let mut body = format!(
         "## Chapter 1 — the engine against the transcription, {} (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend for the engine, {} threads \
+         Written by `cargo run --release{} --bin plateau -- reproduce {}` on {} ({} backend for the engine, {} threads \
          available), from the engine's runs in `{csv_dir}/` and the transcription's in `{torch_dir}/` (`bench/seeds.py`, \
          PyTorch {}). Both train the paper preset at c = 1 (d {}, n {}, batch {}, lr {}, evaluation every {} steps on a \
          fresh held-out batch of {}) with their own random numbers: the engine its ChaCha streams, the transcription \
@@ -344,6 +344,8 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         } else {
             format!("{} engine seeds against {} transcription seeds", engine.len(), torch.len())
         },
+        // Flex is in builds with the `flex` feature only.
+        if kind.flag() == "flex" { " --features flex" } else { "" },
         args.join(" "),
         today(),
         kind.name(),
