@@ -692,9 +692,9 @@ mod tests {
         assert!(c.contains("[both found, within two evaluations, 20 steps] baseline 1 of 2."), "{c}");
         assert!(c.contains("of its number part; mean number part drop step]"), "{c}");
         // The nested language's pairs are a selection, not number agreement: the text says so.
-        let n = syntax_comparison(&[s.clone()], crate::config::Grammar::Nested);
+        let n = syntax_comparison(std::slice::from_ref(&s), crate::config::Grammar::Nested);
         assert!(n.contains("mean final selection accuracy 0.950") && !n.contains("agreement"), "{n}");
-        let p = syntax_page_paragraph(&[s.clone()], crate::config::Grammar::Nested);
+        let p = syntax_page_paragraph(std::slice::from_ref(&s), crate::config::Grammar::Nested);
         assert!(p.contains("its selection part alone (the verb its subject selects against another noun's)"), "{p}");
         assert!(!p.contains("agreement") && !p.contains("number part"), "{p}");
         let cells =

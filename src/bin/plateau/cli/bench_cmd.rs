@@ -46,8 +46,15 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         })
         .split(',')
         .map(|b| {
-            BackendKind::parse(b.trim())
-                .ok_or_else(|| CliError(super::backend_refusal(b.trim()).replacen("--backend", "--backends", 1)))
+            BackendKind::parse(b.trim()).ok_or_else(|| {
+                CliError(match b.trim() {
+                    // Built without it: say how to build it.
+                    n @ ("flex" | "wgpu" | "webgpu" | "vulkan") => {
+                        super::backend_refusal(n).replacen("--backend", "--backends", 1)
+                    }
+                    n => format!("--backends: unknown backend {n:?}"),
+                })
+            })
         })
         .collect::<Result<_, _>>()?;
     let off = |v: &str| v == "none" || v.is_empty();
