@@ -10,6 +10,8 @@
 //    stretch:{window_ms, cpu:[[thread, ms]]}|null (the same split from the first step to the drop),
 //    memory:[[step, bytes]],
 //    gpu_calls:[{name, mode: 'chunk'|'every step', steps, ms, dispatches, submits, maps}] (per step),
+//    verdicts, compare (chapter 2), lm:{collapsed, recovered} (chapter 4),
+//    syntax:{drop, subject} (chapter 3; each {step, seconds} or null),
 //    profile:{name, steps, ms, profiled_ms, functions:[[name, ms]]}|{error}|absent}
 // Needs www/pkg (scripts/build-web.sh); the profile (spec.profile: {name, query, steps, warmup})
 // needs www/pkg-names, the same engine with its function names kept. Progress goes to stderr.
@@ -217,6 +219,10 @@ try {
   log('chapter 4: time to the collapse and the recovery');
   out.lm = await measureCollapse(browser, server);
   log(`  ${JSON.stringify(out.lm)}`);
+  // Chapter 3's page: when the verb loss drops and the subject → verb head's onset shows.
+  log('chapter 3: time to the verb-loss drop and the subject → verb onset');
+  out.syntax = await measureSyntax(browser, server);
+  log(`  ${JSON.stringify(out.syntax)}`);
 } finally {
   await browser.close().catch(() => {});
   await server.close();
@@ -234,6 +240,24 @@ async function measureCollapse(browser, server) {
     return await p.evaluate(() => window.plateauLm);
   } catch (e) {
     log(`  chapter 4: ${String(e.message || e).split('\n')[0]}`);
+    return null;
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** Chapter 3's page with its defaults, trained until the verb-loss drop and the subject → verb
+ * onset both show (or the run ends): `{drop, subject}` from the page's `window.plateauSyntax`
+ * (each the step and the training seconds until its row). */
+async function measureSyntax(browser, server) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}?experiment=syntax`, { waitUntil: 'load' });
+    await p.waitForFunction(() => (window.plateauSyntax && window.plateauSyntax.drop && window.plateauSyntax.subject) || /finished|diverged/.test(document.querySelector('#run-state').textContent), null, { timeout: 900_000, polling: 250 });
+    return await p.evaluate(() => window.plateauSyntax);
+  } catch (e) {
+    log(`  chapter 3: ${String(e.message || e).split('\n')[0]}`);
     return null;
   } finally {
     await ctx.close();

@@ -88,18 +88,25 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
                 assert_eq!(heldout_answer(&s), Answer::Inferential, "example {f:?}: small init should reason");
             }
             "syntax" => {
-                assert_eq!(
-                    (get("lambda", "0"), get("lambda-until", "")),
-                    ("0.1".into(), "200".into()),
-                    "example {f:?}"
-                );
-                let rows =
-                    from_csv(&read(&format!("results/interactive-syntax-brief-suppression-seed{seed}.csv"))).unwrap();
-                let onset = plateau::chapters::syntax::onsets(&rows).number_drop;
-                assert!(
-                    onset.is_some_and(|s| s > 200),
-                    "example {f:?}: agreement should arrive after the suppression ends, got {onset:?}"
-                );
+                // The page's default: the nested language on 1 layer (its runs in their own folder).
+                let condition = match (get("lambda", "0").as_str(), get("lambda-until", "").as_str()) {
+                    ("0", "") => "baseline",
+                    ("0.1", "") => "suppress",
+                    other => panic!("example {f:?}: no kept run has λ, until = {other:?}"),
+                };
+                let rows = from_csv(&read(&format!(
+                    "results/syntax-nested-1layer/interactive-syntax-{condition}-seed{seed}.csv"
+                )))
+                .unwrap();
+                let o = plateau::chapters::syntax::onsets(&rows);
+                if condition == "baseline" {
+                    assert!(
+                        o.drop.is_some() && o.subject_onset.is_some(),
+                        "example {f:?}: the verb loss should leave its plateau as the subject → verb head appears, got {o:?}"
+                    );
+                } else {
+                    assert!(o.drop.is_none(), "example {f:?}: suppression should keep the plateau, got {o:?}");
+                }
             }
             "text" => {
                 let rows: Vec<plateau::chapters::lm::LmRow> =

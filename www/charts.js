@@ -1,7 +1,7 @@
 // @ts-check
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
-import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
+import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, syntaxWords, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
 import { compareActive, companionSeries, drawCompareVerdict } from './compare.js';
 import { $, canvasById, field, keepChildren, notice, C, darkScheme, reducedMotion, setAttr, setClass, setHidden, setText } from './dom.js';
 
@@ -130,9 +130,11 @@ export function eventMarkers() {
     if (v && v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
   } else if (chapter() === 3) {
     const o = syntaxOnsets(state.rows);
+    const w = words();
     if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
-    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `structure onset ${o.structure}` });
-    if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `agreement onset ${o.number_drop}` });
+    if (o.subject_onset !== undefined && o.subject_onset !== null) markers.push({ x: o.subject_onset, label: `subject→verb onset ${o.subject_onset}` });
+    if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `non-adjacent onset ${o.structure}` });
+    if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `${w.onset} ${o.number_drop}` });
   } else if (chapter() === 4) {
     const c = lmCourse(state.rows);
     if (c && c.collapsed !== undefined && c.collapsed !== null) markers.push({ x: c.collapsed, label: `collapse ${c.collapsed}` });
@@ -411,19 +413,26 @@ function drawAnchorAtt() {
 
 // ---- chapter 3 ----
 
+/** How the engine names the measures of the run's language (`syntaxWords`), e.g. the nested
+ * language's "selection part". @returns {{target: string, part: string, accuracy: string, pair: string, onset: string}} */
+function words() {
+  return syntaxWords(String((state.runCfg && state.runCfg.grammar) || (state.cfg && state.cfg.grammar) || ''));
+}
+
 /** Chapter 3's line charts. @returns {Chart[]} */
 function syntaxJobs() {
   return [
     { chapter: 3, canvases: ['chart-mlm'], draw: () => {
+      const w = words();
       const series = [
         { label: 'train', color: C.blue, points: col('loss') },
         { label: 'held-out', color: C.orange, points: col('heldout_loss') },
-        { label: 'far-subject verbs (held-out)', color: C.purple, points: col('verb_loss') },
-        { label: 'their number only', color: C.purple, points: col('verb_number_loss'), dashed: true },
+        { label: `${w.target} (held-out)`, color: C.purple, points: col('verb_loss') },
+        { label: `their ${w.part} only`, color: C.purple, points: col('verb_number_loss'), dashed: true },
       ];
       const [lmin, lmax] = range(series.flatMap((x) => x.points.map((p) => p[1])), 1, 1);
       lineChart('chart-mlm', series, { y_min: Math.max(0.01, lmin * 0.85), y_max: lmax * 1.1, y_log: true, y_label: 'MLM loss (log)', legend: 'ur' });
-      say('sum-mlm', `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary('far-subject verb loss', col('verb_loss'), 3)}`);
+      say('sum-mlm', `${seriesSummary('held-out MLM loss', col('heldout_loss'), 3)} ${seriesSummary(`${w.target}' loss`, col('verb_loss'), 3)} ${seriesSummary(`its ${w.part}`, col('verb_number_loss'), 3)}`);
     } },
     { chapter: 3, canvases: ['chart-uas'], draw: () => {
       lineChart('chart-uas', [
@@ -440,8 +449,9 @@ function syntaxJobs() {
         : '');
     } },
     { chapter: 3, canvases: ['chart-agree'], draw: () => {
-      lineChart('chart-agree', [{ label: 'agreement', color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
-      say('sum-agree', seriesSummary('agreement accuracy', col('agreement_acc'), 2));
+      const w = words();
+      lineChart('chart-agree', [{ label: w.accuracy, color: C.purple, points: col('agreement_acc') }], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'lr' });
+      say('sum-agree', `${seriesSummary(w.accuracy, col('agreement_acc'), 2)} Each pair sets ${w.pair} (chance 0.5).`);
     } },
     { chapter: 3, canvases: ['chart-reg'], draw: () => {
       const reg = col('sas_reg');

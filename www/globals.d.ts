@@ -26,6 +26,11 @@ declare global {
       collapsed: { step: number; seconds: number } | null;
       recovered: { step: number; seconds: number } | null;
     } | null;
+    /** Chapter 3: when the verb loss's drop and the subject → verb head's onset first showed. */
+    plateauSyntax: {
+      drop: { step: number; seconds: number } | null;
+      subject: { step: number; seconds: number } | null;
+    } | null;
     /** On WebGPU: the latest host copy of the run (a model file kept for a device loss): its
      * step, what it took, how many so far and their total time, its size in bytes. */
     plateauHostCopy?: { step: number; ms: number; count: number; totalMs: number; bytes: number };

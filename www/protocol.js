@@ -2,7 +2,7 @@
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
 // rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
 // the rate, the runs table); a new worker when the engine in the old one failed.
-import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse } from './pkg-view/plateau.js';
+import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse, syntaxOnsets } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
 import { download } from './exports.js';
@@ -65,8 +65,10 @@ export function startRun(bytes) {
   state.rowSeconds = new Map();
   window.plateauVerdict = null;
   window.plateauLm = null;
+  window.plateauSyntax = null;
   $('drop-at').hidden = true;
   $('lm-at').hidden = true;
+  $('syntax-at').hidden = true;
   state.runCfg = { ...state.cfg };
   syncUrl();
   state.steps = state.cfg.steps;
@@ -141,6 +143,7 @@ export function onMessage(e) {
       noteDrop();
       noteVerdict(msg.rows, msg.status);
       noteCollapse(msg.rows);
+      noteSyntax(msg.rows);
       scheduleDraw(false);
       break;
     }
@@ -291,6 +294,24 @@ export function noteCollapse(rows) {
   if (!collapsed) return;
   $('lm-at').hidden = false;
   $('lm-at').textContent = `collapse (cosine ≥ 0.9) at step ${collapsed.step} after ${collapsed.seconds.toFixed(1)} s${recovered ? `, recovered by step ${recovered.step} after ${recovered.seconds.toFixed(1)} s` : ''}`;
+}
+
+/** Chapter 3: the training time at which each row arrived, and when the verb loss's drop and the
+ * subject → verb head's onset of the engine's `syntaxOnsets` first showed, in the status line;
+ * `window.plateauSyntax = {drop, subject}` (each `{step, seconds}` or null) for the bench.
+ * @param {import('./state.js').Row[]} rows */
+export function noteSyntax(rows) {
+  if (chapter() !== 3) return;
+  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
+  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
+  if (window.plateauSyntax && window.plateauSyntax.drop && window.plateauSyntax.subject) return;
+  const o = syntaxOnsets(state.rows);
+  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
+  window.plateauSyntax = { drop: at(o.drop), subject: at(o.subject_onset) };
+  const { drop, subject } = window.plateauSyntax;
+  if (!drop) return;
+  $('syntax-at').hidden = false;
+  $('syntax-at').textContent = `verb-loss drop at step ${drop.step} after ${drop.seconds.toFixed(1)} s${subject ? `, subject→verb onset at step ${subject.step}` : ''}`;
 }
 
 export function updateRate() {

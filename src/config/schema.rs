@@ -401,7 +401,7 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "grammar",
-        doc: "Chapter 3's language: agreement (the dependency grammar with number agreement), nested (centre-embedded clauses whose verb its subject selects, matched by index particles) nested-verbs (the same with only verbs masked) or dyck (typed brackets nested like Dyck words).",
+        doc: "Chapter 3's language: agreement (the dependency grammar with number agreement; the paper preset's), nested (centre-embedded clauses whose verb its subject selects, matched by index particles; the interactive default, on 1 layer), nested-verbs (the same with only verbs masked) or dyck (typed brackets nested like Dyck words).",
         kind: Kind::Choice(&["agreement", "nested", "nested-verbs", "dyck"]),
         live: false,
         field: Field::Named(|c| c.grammar.name(), |c, s| c.grammar = Grammar::from_name(s).unwrap_or_default()),

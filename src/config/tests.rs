@@ -97,7 +97,7 @@ fn urls_and_json_round_trip_every_chapter() {
             cfg.seed = 42;
             cfg.lr = 0.00037;
             let q = to_query(&cfg);
-            assert!(q.starts_with("v=2"), "{q}");
+            assert!(q.starts_with("v=3"), "{q}");
             let (back, notes) = from_query(&q);
             assert!(notes.is_empty() && query_notices(&q).is_empty(), "{q}: {notes:?}");
             assert_eq!(back, cfg, "{q}");
@@ -106,14 +106,14 @@ fn urls_and_json_round_trip_every_chapter() {
             assert_eq!(back, cfg);
         }
     }
-    assert_eq!(to_query(&RunConfig::default()), "v=2");
+    assert_eq!(to_query(&RunConfig::default()), "v=3");
 }
 
 #[test]
 fn page_notices_name_unknown_keys_and_versions() {
-    let n = query_notices("?v=3&backend=cpu&hide=prose&frobnicate=1&c=2");
+    let n = query_notices("?v=4&backend=cpu&hide=prose&frobnicate=1&c=2");
     assert_eq!(n.len(), 2, "{n:?}");
-    assert!(n[0].contains("version \"3\""));
+    assert!(n[0].contains("version \"4\""));
     assert!(n[1].contains("unknown URL parameter \"frobnicate\""));
     assert!(from_json("[1]").is_err());
     assert!(from_json("{").is_err());
@@ -232,10 +232,36 @@ fn version_1_links_keep_the_defaults_they_were_written_against() {
     assert_eq!(old("v=1&experiment=anchors&preset=paper").gamma, 0.8);
     assert_eq!(old("v=2&experiment=anchors").gamma, 0.7);
     assert_eq!(old("experiment=anchors").gamma, 0.7, "a link without a version reads today's defaults");
-    assert_eq!(old("v=1&c=2.5"), old("v=2&c=2.5"), "other chapters did not change");
+    assert_eq!(old("v=1&c=2.5"), old("v=3&c=2.5"), "chapter 1 did not change");
     // Today's writer round-trips, and an old link rewritten names its γ.
     let cfg = old("v=1&experiment=anchors&seed=4");
-    assert_eq!(to_query(&cfg), "v=2&experiment=anchors&seed=4&gamma=0.8");
+    assert_eq!(to_query(&cfg), "v=3&experiment=anchors&seed=4&gamma=0.8");
     assert_eq!(old(&to_query(&cfg)), cfg);
     assert_eq!(query_notices("v=9").len(), 1);
+}
+
+#[test]
+fn version_2_links_keep_chapter_3_on_the_agreement_grammar() {
+    // Chapter 3's interactive default was the agreement grammar on 2 layers until URL version 3.
+    let now = RunConfig::defaults(Task::Syntax, Preset::Interactive);
+    assert_eq!((now.grammar, now.layers), (Grammar::Nested, 1));
+    assert_eq!(RunConfig::defaults(Task::Syntax, Preset::Paper), RunConfig::syntax_agreement(Preset::Paper));
+    let old = |q: &str| {
+        let (cfg, notes) = from_query(q);
+        assert!(notes.is_empty() && query_notices(q).is_empty(), "{q}: {notes:?}");
+        cfg
+    };
+    let agreement = RunConfig::syntax_agreement(Preset::Interactive);
+    assert_eq!(old("v=2&experiment=syntax"), agreement);
+    assert_eq!(old("v=1&experiment=syntax"), agreement, "version 1 links too");
+    assert_eq!(old("v=2&experiment=syntax&lambda=0.1"), RunConfig { lambda: 0.1, ..agreement.clone() });
+    let named = old("v=2&experiment=syntax&grammar=dyck&layers=3");
+    assert_eq!((named.grammar, named.layers), (Grammar::Dyck, 3), "values the link names are kept");
+    assert_eq!(old("v=2&experiment=syntax&preset=paper"), RunConfig::syntax_agreement(Preset::Paper));
+    assert_eq!(old("v=3&experiment=syntax"), now);
+    assert_eq!(old("experiment=syntax"), now, "a link without a version reads today's defaults");
+    // An old link rewritten names the old language and depth, and reads back the same.
+    let cfg = old("v=2&experiment=syntax&seed=4");
+    assert_eq!(to_query(&cfg), "v=3&experiment=syntax&seed=4&layers=2&grammar=agreement");
+    assert_eq!(old(&to_query(&cfg)), cfg);
 }

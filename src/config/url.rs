@@ -54,9 +54,12 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         .filter(|(k, _)| url_decode(k) == "v")
         .map(|(_, v)| url_decode(v))
         .next_back();
-    if version.as_deref() == Some("1") {
-        for &(task, preset, key, value) in V1_DEFAULTS {
-            if cfg.experiment == task && cfg.preset == preset && !pairs.iter().any(|(k, _)| k == key) {
+    // A link without a version, or of an unknown one, reads today's defaults.
+    if let Some(v) = version.and_then(|v| v.parse::<u32>().ok()).filter(|v| (1..URL_VERSION).contains(v)) {
+        // Newest change first, so that the oldest value of a key changed twice is applied last.
+        for &(changed_in, task, preset, key, value) in OLD_DEFAULTS.iter().rev() {
+            if changed_in > v && cfg.experiment == task && cfg.preset == preset && !pairs.iter().any(|(k, _)| k == key)
+            {
                 notices.extend(cfg.set_lenient(key, value));
             }
         }
@@ -64,17 +67,24 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
     (cfg, notices)
 }
 
-/// Version of the URL format the page writes (`v=2`). A query lists only the values that differ
+/// Version of the URL format the page writes (`v=3`). A query lists only the values that differ
 /// from its chapter's defaults, so a change of a default needs a new version: links of an older
-/// version read the keys they leave out with that version's defaults.
-pub const URL_VERSION: u32 = 2;
+/// version read the keys they leave out with that version's defaults ([`OLD_DEFAULTS`]).
+pub const URL_VERSION: u32 = 3;
 
-/// The versions a URL may carry: 1 (until chapter 2's interactive γ moved from 0.8 to 0.7) and 2.
-pub const URL_VERSIONS: &[&str] = &["1", "2"];
+/// The versions a URL may carry: 1 (until chapter 2's interactive γ moved from 0.8 to 0.7), 2
+/// (until chapter 3's interactive default moved from the agreement grammar on 2 layers to the
+/// nested language on 1 layer) and 3.
+pub const URL_VERSIONS: &[&str] = &["1", "2", "3"];
 
-/// The defaults version 1 links were written against, where they differ from today's:
-/// `(experiment, preset, key, value)`.
-pub const V1_DEFAULTS: &[(Task, Preset, &str, &str)] = &[(Task::Anchors, Preset::Interactive, "gamma", "0.8")];
+/// The defaults older links were written against, where they differ from today's, in the order
+/// they changed: `(version that changed it, experiment, preset, key, old value)`. A link of
+/// version `v` reads every entry changed in a version after `v`.
+pub const OLD_DEFAULTS: &[(u32, Task, Preset, &str, &str)] = &[
+    (2, Task::Anchors, Preset::Interactive, "gamma", "0.8"),
+    (3, Task::Syntax, Preset::Interactive, "grammar", "agreement"),
+    (3, Task::Syntax, Preset::Interactive, "layers", "2"),
+];
 
 /// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
 /// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
@@ -102,7 +112,7 @@ pub fn query_notices(query: &str) -> Vec<String> {
     out
 }
 
-/// The query that reproduces `cfg`: `v=2` ([`URL_VERSION`]) and the values that differ from its chapter's
+/// The query that reproduces `cfg`: `v=3` ([`URL_VERSION`]) and the values that differ from its chapter's
 /// defaults ([`RunConfig::non_default_pairs`]), percent-encoded.
 pub fn to_query(cfg: &RunConfig) -> String {
     let enc = |s: &str| -> String {

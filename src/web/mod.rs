@@ -273,6 +273,17 @@ pub fn syntax_onsets(rows: JsValue) -> JsValue {
     to_js(&crate::chapters::syntax::onsets(&rows))
 }
 
+/// How chapter 3's charts name the measures of language `grammar` (`agreement`, `nested`,
+/// `nested-verbs`, `dyck`; another name reads as the default language):
+/// `{target, part, accuracy, pair, onset}` ([`crate::chapters::syntax::language::chart_words`]).
+#[wasm_bindgen(js_name = syntaxWords)]
+pub fn syntax_words(grammar: String) -> JsValue {
+    let g = crate::config::Grammar::from_name(&grammar).unwrap_or(
+        crate::config::RunConfig::defaults(crate::config::Task::Syntax, crate::config::Preset::Interactive).grammar,
+    );
+    to_js(&crate::chapters::syntax::language::chart_words(g))
+}
+
 /// Chapter 2's held-out answer from its rows: `{answer, step}`, the answer of the last row
 /// (`"inferential"`, `"symmetric"` or `"neither"`, [`crate::chapters::anchors::summary::Answer::of`]) and the step
 /// since which it has held ([`crate::chapters::anchors::summary::answer_step`]; `undefined` for `"neither"`), or
@@ -311,7 +322,7 @@ pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
     }
 }
 
-/// The URL query that reproduces a config (`v=2` and its non-default values).
+/// The URL query that reproduces a config (`v=3` and its non-default values).
 #[wasm_bindgen(js_name = configQuery)]
 pub fn config_query(config: JsValue) -> Result<String, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;

@@ -66,6 +66,32 @@ pub fn pair_words(g: Grammar) -> (&'static str, &'static str, &'static str) {
     }
 }
 
+/// How the page names language `g`'s measures in chapter 3's charts and markers.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ChartWords {
+    /// The masked target of `verb_loss`, e.g. "far-subject verbs".
+    pub target: &'static str,
+    /// The part of its loss only the minimal pair decides ([`pair_words`]'s part).
+    pub part: &'static str,
+    /// What `agreement_acc` measures ([`pair_words`]'s accuracy).
+    pub accuracy: &'static str,
+    /// What a minimal pair contrasts ([`pair_words`]'s pair).
+    pub pair: &'static str,
+    /// The marker where the part leaves its plateau at chance, e.g. "agreement onset".
+    pub onset: &'static str,
+}
+
+/// [`ChartWords`] of language `g`.
+pub fn chart_words(g: Grammar) -> ChartWords {
+    let (part, pair, accuracy) = pair_words(g);
+    let (target, onset) = match g {
+        Grammar::Agreement => ("far-subject verbs", "agreement onset"),
+        Grammar::Nested | Grammar::NestedVerbs => ("far-subject verbs", "selection onset"),
+        Grammar::Dyck => ("far outer closing brackets", "bracket-type onset"),
+    };
+    ChartWords { target, part, accuracy, pair, onset }
+}
+
 /// The source file that documents language `g` (the sections name it).
 pub fn source_file(g: Grammar) -> &'static str {
     match g {
@@ -112,6 +138,19 @@ pub fn mask(
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn chart_words_name_each_languages_own_pair() {
+        let w = chart_words(Grammar::Nested);
+        assert_eq!((w.part, w.accuracy, w.onset), ("selection part", "selection accuracy", "selection onset"));
+        assert_eq!(chart_words(Grammar::Agreement).onset, "agreement onset");
+        assert_eq!(chart_words(Grammar::NestedVerbs), w, "the same language, other masking");
+        for g in Grammar::ALL {
+            let w = chart_words(g);
+            assert_eq!((w.part, w.pair, w.accuracy), pair_words(g));
+        }
+        assert_ne!(chart_words(Grammar::Dyck).target, w.target);
+    }
 
     #[test]
     fn agreement_draws_are_the_grammars_own() {

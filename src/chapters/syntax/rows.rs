@@ -210,6 +210,8 @@ pub struct Onsets {
     pub uas_onset: Option<usize>,
     /// The same rule on `verb_number_loss`, the part of the verb's loss only its number decides.
     pub number_drop: Option<usize>,
+    /// The same rule rising on the subject → verb UAS (`uas_subject`): the arcs `verb_loss` needs.
+    pub subject_onset: Option<usize>,
 }
 
 /// The events of recorded rows (see [`Onsets`]).
@@ -222,5 +224,6 @@ pub fn onsets(rows: &[SyntaxRow]) -> Onsets {
         heldout_drop: crate::chapters::syntax::metrics::loss_drop_step(&steps, &col(|r| r.heldout_loss)),
         uas_onset: crate::chapters::syntax::metrics::structure_onset(&steps, &col(|r| r.uas)),
         number_drop: crate::chapters::syntax::metrics::loss_drop_step(&steps, &col(|r| r.verb_number_loss)),
+        subject_onset: crate::chapters::syntax::metrics::structure_onset(&steps, &col(|r| r.uas_subject)),
     }
 }

@@ -57,6 +57,9 @@ pub struct BrowserResult {
     /// Chapter 4's page: when the collapse and the recovery showed.
     #[serde(default)]
     pub lm: Option<LmTiming>,
+    /// Chapter 3's page: when the verb-loss drop and the subject → verb onset showed.
+    #[serde(default)]
+    pub syntax: Option<SyntaxTiming>,
     /// A CPU profile of the paper preset's timed steps (the build with function names).
     #[serde(default)]
     pub profile: Option<BrowserProfile>,

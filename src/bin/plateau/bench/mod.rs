@@ -368,33 +368,68 @@ pub fn native_verdict(gamma: f64) -> Option<Verdict> {
     })
 }
 
-/// Chapter 4's collapse and recovery: the page's default LM run natively on the page's CPU
-/// backend, with the wall seconds at which the rows of the first collapsed step (hidden cosine ≥
-/// 0.9) and of the recovery ([`plateau::chapters::lm::summary::course`]) were recorded; it stops
-/// once the recovery shows (or at the end of the run).
-pub fn native_lm() -> Option<LmTiming> {
-    let cfg = RunConfig::defaults(plateau::config::Task::Lm, Preset::Interactive);
+/// Trains `cfg` natively on the page's CPU backend, noting the wall seconds at which each row
+/// arrived, until `events` says its last event showed or the run ends. `events` reads the run:
+/// the step of its last row and the steps of its events (`None` while not shown), and whether
+/// it is done; each event comes back with the seconds at which its row arrived.
+fn native_events<const N: usize>(
+    cfg: RunConfig,
+    events: fn(&Run) -> Option<(Option<usize>, [Option<usize>; N], bool)>,
+) -> Option<[Option<AtSeconds>; N]> {
     let t0 = std::time::Instant::now();
     let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;
     let mut seconds: Vec<(usize, f64)> = vec![];
     loop {
         let status = block_on(run.advance()).clone();
-        let Run::Lm(t) = &run else { return None };
-        if let Some(r) = t.history.rows.last() {
-            if seconds.last().is_none_or(|&(s, _)| s < r.step) {
-                seconds.push((r.step, t0.elapsed().as_secs_f64()));
+        let (last, steps, done) = events(&run)?;
+        if let Some(step) = last {
+            if seconds.last().is_none_or(|&(s, _)| s < step) {
+                seconds.push((step, t0.elapsed().as_secs_f64()));
             }
         }
-        let course = plateau::chapters::lm::summary::course(&t.history.rows)?;
-        let at = |step: Option<usize>| {
-            step.and_then(|st| {
-                seconds.iter().find(|(s, _)| *s == st).map(|&(step, seconds)| AtSeconds { step, seconds })
-            })
-        };
-        if course.recovered.is_some() || !matches!(status, plateau::train::Status::Running) {
-            return Some(LmTiming { collapsed: at(course.collapsed), recovered: at(course.recovered) });
+        if done || !matches!(status, plateau::train::Status::Running) {
+            return Some(steps.map(|step| {
+                step.and_then(|st| {
+                    seconds.iter().find(|(s, _)| *s == st).map(|&(step, seconds)| AtSeconds { step, seconds })
+                })
+            }));
         }
     }
+}
+
+/// Chapter 4's collapse and recovery: the page's default LM run natively on the page's CPU
+/// backend, with the wall seconds at which the rows of the first collapsed step (hidden cosine ≥
+/// 0.9) and of the recovery ([`plateau::chapters::lm::summary::course`]) were recorded; it stops
+/// once the recovery shows (or at the end of the run).
+pub fn native_lm() -> Option<LmTiming> {
+    let [collapsed, recovered] =
+        native_events(RunConfig::defaults(plateau::config::Task::Lm, Preset::Interactive), |run| {
+            let Run::Lm(t) = run else { return None };
+            let course = plateau::chapters::lm::summary::course(&t.history.rows)?;
+            Some((
+                t.history.rows.last().map(|r| r.step),
+                [course.collapsed, course.recovered],
+                course.recovered.is_some(),
+            ))
+        })?;
+    Some(LmTiming { collapsed, recovered })
+}
+
+/// Chapter 3's verb-loss drop and subject → verb onset ([`plateau::chapters::syntax::Onsets`]):
+/// the page's default run natively on the page's CPU backend, with the wall seconds at which
+/// their rows were recorded; it stops once both show (or at the end of the run).
+pub fn native_syntax() -> Option<SyntaxTiming> {
+    let [drop, subject] =
+        native_events(RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive), |run| {
+            let Run::Syntax(t) = run else { return None };
+            let o = plateau::chapters::syntax::onsets(&t.history.rows);
+            Some((
+                t.history.rows.last().map(|r| r.step),
+                [o.drop, o.subject_onset],
+                o.drop.is_some() && o.subject_onset.is_some(),
+            ))
+        })?;
+    Some(SyntaxTiming { drop, subject })
 }
 
 /// A step and the training seconds until its row arrived.
@@ -416,6 +451,18 @@ pub struct LmTiming {
     /// The recovery step.
     #[serde(default)]
     pub recovered: Option<AtSeconds>,
+}
+
+/// When chapter 3's verb-loss drop and subject → verb onset showed ([`native_syntax`]; the
+/// browser's `window.plateauSyntax`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SyntaxTiming {
+    /// The step at which `verb_loss` leaves its plateau.
+    #[serde(default)]
+    pub drop: Option<AtSeconds>,
+    /// The step at which the subject → verb UAS leaves its plateau.
+    #[serde(default)]
+    pub subject: Option<AtSeconds>,
 }
 
 /// A chapter 2 run's held-out answer and when it settled ([`native_verdict`]; the browser's
@@ -583,6 +630,8 @@ pub struct Results {
     pub native_verdicts: Vec<Verdict>,
     /// Chapter 4's default natively: collapse and recovery ([`native_lm`]).
     pub native_lm: Option<LmTiming>,
+    /// Chapter 3's default natively: the verb-loss drop and the subject → verb onset ([`native_syntax`]).
+    pub native_syntax: Option<SyntaxTiming>,
     /// `perf report` of the paper step natively on one thread with the page's CPU backend, as
     /// (share %, symbol) ([`parse_perf_report`]), or why there is none.
     pub native_profile: Option<Result<Vec<(f64, String)>, String>>,

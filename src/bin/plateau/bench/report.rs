@@ -310,6 +310,32 @@ pub fn report(r: &Results, date: &str) -> String {
                 ));
             }
         }
+        if let Some(sx) = &b.syntax {
+            let native = |f: fn(&SyntaxTiming) -> Option<AtSeconds>| {
+                r.native_syntax.as_ref().and_then(f).map_or(String::new(), |a| {
+                    format!(
+                        "; natively step {} after {:.1} s ({}, {} threads)",
+                        a.step,
+                        a.seconds,
+                        backend::CPU.name(),
+                        r.threads
+                    )
+                })
+            };
+            for (what, at, nat) in [
+                ("verb-loss drop", sx.drop, native(|t| t.drop)),
+                ("subject → verb onset", sx.subject, native(|t| t.subject)),
+            ] {
+                let (text, ok) = match at {
+                    Some(a) => (format!("step {} after {:.1} s of training", a.step, a.seconds), a.seconds <= 60.0),
+                    None => ("not reached".to_string(), false),
+                };
+                o.push_str(&format!(
+                    "| chapter 3's {what} within 60 s in headless Chromium (the page's default) | {text}{nat} | {} |\n",
+                    yes(ok)
+                ));
+            }
+        }
         if let Some(l) = &b.load {
             if let Some(f) = l.first_step_ms {
                 o.push_str(&format!(

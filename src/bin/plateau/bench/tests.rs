@@ -19,7 +19,8 @@ fn shapes_follow_the_chapters() {
     // chapter 2's default sequence length (`seq-len`), not a constant
     assert_eq!((s2.seq, s2.vocab, s2.loss, s2.causal, s2.softmax), (8, 100, "last", true, true));
     let s3 = shape(&case_config(&cases(false)[3]));
-    assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads), (20, "mlm", false, 4));
+    // chapter 3's default language, the nested one (24 positions), on 1 layer
+    assert_eq!((s3.seq, s3.loss, s3.causal, s3.heads, s3.layers), (24, "mlm", false, 4, 1));
 }
 
 #[test]
@@ -110,6 +111,7 @@ fn report_ratios_and_targets_by_hand() {
             drop_seconds: Some(12.34),
             drop_step: Some(225),
             lm: Some(LmTiming { collapsed: Some(AtSeconds { step: 4, seconds: 3.9 }), recovered: None }),
+            syntax: Some(SyntaxTiming { drop: Some(AtSeconds { step: 650, seconds: 71.5 }), subject: None }),
             longest_task_ms: Some(61.0),
             longest_draw_ms: Some(22.0),
             long_tasks: vec![LongTask {
@@ -153,6 +155,10 @@ fn report_ratios_and_targets_by_hand() {
             step: Some(450),
             seconds: Some(40.0),
         }],
+        native_syntax: Some(SyntaxTiming {
+            drop: Some(AtSeconds { step: 650, seconds: 40.2 }),
+            subject: Some(AtSeconds { step: 700, seconds: 43.0 }),
+        }),
         native_lm: Some(LmTiming {
             collapsed: Some(AtSeconds { step: 4, seconds: 1.5 }),
             recovered: Some(AtSeconds { step: 108, seconds: 9.0 }),
@@ -219,6 +225,14 @@ fn report_ratios_and_targets_by_hand() {
     );
     assert!(
         text.contains("| chapter 4's recovery (fallen back by half its rise) within 90 s in headless Chromium | not reached; natively step 108 after 9.0 s (cpu (ndarray), 2 threads) | **no** |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| chapter 3's verb-loss drop within 60 s in headless Chromium (the page's default) | step 650 after 71.5 s of training; natively step 650 after 40.2 s (cpu (ndarray), 2 threads) | **no** |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| chapter 3's subject → verb onset within 60 s in headless Chromium (the page's default) | not reached; natively step 700 after 43.0 s (cpu (ndarray), 2 threads) | **no** |"),
         "{text}"
     );
     assert!(text.contains("| 9.0 MB raw, 3.1 MB gzip -9 | **no** |"), "{text}");

@@ -179,6 +179,11 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             r.native_lm = bench::native_lm();
             eprintln!("        {:?}", r.native_lm);
         }
+        if matches!(&r.browser, Some(Ok(b)) if b.syntax.is_some()) {
+            eprintln!("bench: chapter 3's default natively, to its verb-loss drop");
+            r.native_syntax = bench::native_syntax();
+            eprintln!("        {:?}", r.native_syntax);
+        }
     }
     if !off(&wasm) {
         r.wasm = Some(bench::wasm_size(&wasm));

@@ -4,7 +4,8 @@
 use super::*;
 
 /// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
-/// creates one, starting from the interactive default. `(slug, name, changes)`.
+/// creates one, starting from the agreement grammar's interactive configuration
+/// ([`RunConfig::syntax_agreement`], the chapter's default when the search ran). `(slug, name, changes)`.
 pub(super) const SYNTAX_SEARCH: &[(&str, &str, super::reproduce_anchors::Pairs)] = &[
     ("default", "the interactive default", &[]),
     ("lr3e-4", "learning rate 3·10⁻⁴", &[("lr", "0.0003")]),
@@ -28,7 +29,8 @@ pub(super) const SYNTAX_SEARCH: &[(&str, &str, super::reproduce_anchors::Pairs)]
 ];
 
 /// The chapter 3 design search (issue #35): each line changes the *language* (and, where named,
-/// the model), starting from the interactive default. `(slug, name, folder, changes)`: the runs
+/// the model), starting from the agreement grammar's interactive configuration
+/// ([`RunConfig::syntax_agreement`]). `(slug, name, folder, changes)`: the runs
 /// live in `{csv-dir}/{folder}/{slug}-seed{s}` (the agreement grammar's are the plateau search's
 /// own default runs, not trained twice).
 pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::Pairs)] = &[
@@ -85,7 +87,7 @@ fn syntax_cells(
     let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "configs", "configuration", &list.iter().map(|a| a.0).collect::<Vec<_>>())?;
-    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let base = RunConfig::syntax_agreement(Preset::Interactive);
     let mut cells = vec![];
     let mut missing = 0;
     for (slug, name, folder, changes) in list {
@@ -134,12 +136,12 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let kind = flags.backend()?;
     let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind)?;
-    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::design_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs named in \
-         `plateau::cli::reproduce_syntax::SYNTAX_DESIGN`. Each line changes the *language* of the interactive default ({}); \
+         `plateau::cli::reproduce_syntax::SYNTAX_DESIGN`. Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
          the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
          (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
          sentences whose subject stands ≥ {} words before it) and its drop, by the rule of `metrics::syntax::plateau_end` \
@@ -179,12 +181,12 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     let list: Vec<(&str, &str, &str, super::reproduce_anchors::Pairs)> =
         SYNTAX_SEARCH.iter().map(|&(slug, name, changes)| (slug, name, "syntax-search", changes)).collect();
     let (cells, _) = syntax_cells(flags, &list, kind)?;
-    let base = RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::search_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the search for a plateau (generated)\n\n\
          Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
-         Each configuration changes one factor of the interactive default ({}) that plausibly creates a plateau. \
+         Each configuration changes one factor of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3) that plausibly creates a plateau. \
          For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
          subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
          (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
@@ -224,12 +226,17 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     let strength = list_flag(flags, "strength", "0.1")?[0];
     let brief = int_flag(flags, "brief-until", 200, 1, MAX_STEPS)? as usize;
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
-    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let base = flags.cfg.clone();
+    let variant = syntax_variant(&base);
+    let csv_dir = match flags.get("csv-dir") {
+        Some(d) => d.to_string(),
+        None if variant.is_empty() => "results".to_string(),
+        None => format!("results/syntax{variant}"),
+    };
     let kind = flags.backend()?;
     let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     std::fs::create_dir_all(&csv_dir)?;
-    let base = flags.cfg.clone();
     let conditions = [
         ("baseline", 0.0, 0, 1_000_000),
         ("suppress", strength, 0, 1_000_000),
@@ -268,7 +275,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     if runs.is_empty() {
         return resume.nothing_finished();
     }
-    let name = format!("chapter3-{}{}-syntax", base.preset.name(), syntax_variant(&base));
+    let name = format!("chapter3-{}{variant}-syntax", base.preset.name());
     let page_default = base.preset == Preset::Interactive
         && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
             == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
@@ -307,11 +314,13 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// The language and model of a chapter 3 run where they differ from its preset's defaults, as
-/// the λ section's name has them: "" for the defaults, "-nested-1layer" for the nested language
-/// on one layer (so that each language keeps a section of its own).
+/// The language and model of a chapter 3 run where they differ from the agreement grammar's
+/// configuration of its preset ([`RunConfig::syntax_agreement`], the first default, so that the
+/// names of sections written before the default moved stay), as the λ section's name and its
+/// default CSV folder have them: "" for that configuration, "-nested-1layer" for the nested
+/// language on one layer (today's interactive default), so each language keeps a section of its own.
 fn syntax_variant(cfg: &RunConfig) -> String {
-    let d = RunConfig::defaults(plateau::config::Task::Syntax, cfg.preset);
+    let d = RunConfig::syntax_agreement(cfg.preset);
     let mut v = String::new();
     if cfg.grammar != d.grammar {
         v.push_str(&format!("-{}", cfg.grammar.name()));
@@ -327,7 +336,7 @@ fn syntax_variant(cfg: &RunConfig) -> String {
 
 /// [`syntax_variant`] in words for the section's title: "" or ", nested language, 1 layer(s)".
 fn variant_words(cfg: &RunConfig) -> String {
-    let d = RunConfig::defaults(plateau::config::Task::Syntax, cfg.preset);
+    let d = RunConfig::syntax_agreement(cfg.preset);
     let mut w = vec![];
     if cfg.grammar != d.grammar {
         w.push(format!("{} language", cfg.grammar.name()));
