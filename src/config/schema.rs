@@ -406,7 +406,19 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.grammar.name(), |c, s| c.grammar = Grammar::from_name(s).unwrap_or_default()),
         chapters: &[3],
-        control: None,
+        control: Some(Control {
+            label: "Language",
+            help: "What the model learns: nested clauses whose verbs their subjects choose (the chapter's default, on 1 layer), subject–verb number agreement (its first version, on 2 layers), the nested language with only verbs masked, or typed brackets.",
+            chapters: &[3],
+            widget: Widget::Select {
+                options: &[
+                    ("nested", "nested clauses"),
+                    ("agreement", "number agreement"),
+                    ("nested-verbs", "nested, verbs masked"),
+                    ("dyck", "typed brackets"),
+                ],
+            },
+        }),
     },
     ParamSpec {
         key: "weight-decay",

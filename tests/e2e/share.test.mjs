@@ -307,7 +307,7 @@ test('every control comes from the schema, with its range; a rejected value neve
         };
       });
     });
-    assert.equal(rows.length, 14, 'the schema has 14 page controls');
+    assert.equal(rows.length, 15, 'the schema has 15 page controls');
     for (const r of rows) {
       assert.ok(r.tag, `#${r.key} is on the page`);
       assert.ok(r.labelText.startsWith(r.label), `#${r.key}'s label is the schema's: ${r.labelText}`);

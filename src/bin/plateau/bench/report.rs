@@ -284,18 +284,20 @@ pub fn report(r: &Results, date: &str) -> String {
                 yes(ok)
             ));
         }
+        // "; natively step … after … s (backend, threads)" for an event the native run reached.
+        let natively = |a: Option<AtSeconds>| {
+            a.map_or(String::new(), |a| {
+                format!(
+                    "; natively step {} after {:.1} s ({}, {} threads)",
+                    a.step,
+                    a.seconds,
+                    backend::CPU.name(),
+                    r.threads
+                )
+            })
+        };
         if let Some(lm) = &b.lm {
-            let native = |f: fn(&LmTiming) -> Option<AtSeconds>| {
-                r.native_lm.as_ref().and_then(f).map_or(String::new(), |a| {
-                    format!(
-                        "; natively step {} after {:.1} s ({}, {} threads)",
-                        a.step,
-                        a.seconds,
-                        backend::CPU.name(),
-                        r.threads
-                    )
-                })
-            };
+            let native = |f: fn(&LmTiming) -> Option<AtSeconds>| natively(r.native_lm.as_ref().and_then(f));
             for (what, limit, at, nat) in [
                 ("collapse (hidden cosine ≥ 0.9)", 10.0, lm.collapsed, native(|t| t.collapsed)),
                 ("recovery (fallen back by half its rise)", 90.0, lm.recovered, native(|t| t.recovered)),
@@ -311,17 +313,7 @@ pub fn report(r: &Results, date: &str) -> String {
             }
         }
         if let Some(sx) = &b.syntax {
-            let native = |f: fn(&SyntaxTiming) -> Option<AtSeconds>| {
-                r.native_syntax.as_ref().and_then(f).map_or(String::new(), |a| {
-                    format!(
-                        "; natively step {} after {:.1} s ({}, {} threads)",
-                        a.step,
-                        a.seconds,
-                        backend::CPU.name(),
-                        r.threads
-                    )
-                })
-            };
+            let native = |f: fn(&SyntaxTiming) -> Option<AtSeconds>| natively(r.native_syntax.as_ref().and_then(f));
             for (what, at, nat) in [
                 ("verb-loss drop", sx.drop, native(|t| t.drop)),
                 ("subject → verb onset", sx.subject, native(|t| t.subject)),
