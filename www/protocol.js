@@ -296,21 +296,22 @@ export function noteCollapse(rows) {
   $('lm-at').textContent = `collapse (cosine ≥ 0.9) at step ${collapsed.step} after ${collapsed.seconds.toFixed(1)} s${recovered ? `, recovered by step ${recovered.step} after ${recovered.seconds.toFixed(1)} s` : ''}`;
 }
 
-/** Chapter 3: the training time at which each row arrived, and when the verb loss's drop and the
- * subject → verb head's onset of the engine's `syntaxOnsets` first showed, in the status line;
+/** Chapter 3: the training time at which each row arrived, and the verb loss's drop and the
+ * subject → verb head's onset as the engine's `syntaxOnsets` finds them in the rows so far (the
+ * markers' steps: a later evaluation can move them, since the rule weighs the curve's own noise),
+ * each with the training time at which its row arrived, in the status line;
  * `window.plateauSyntax = {drop, subject}` (each `{step, seconds}` or null) for the bench.
  * @param {import('./state.js').Row[]} rows */
 export function noteSyntax(rows) {
   if (chapter() !== 3) return;
   const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
   for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  if (window.plateauSyntax && window.plateauSyntax.drop && window.plateauSyntax.subject) return;
   const o = syntaxOnsets(state.rows);
   const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
   window.plateauSyntax = { drop: at(o.drop), subject: at(o.subject_onset) };
   const { drop, subject } = window.plateauSyntax;
+  $('syntax-at').hidden = !drop;
   if (!drop) return;
-  $('syntax-at').hidden = false;
   $('syntax-at').textContent = `verb-loss drop at step ${drop.step} after ${drop.seconds.toFixed(1)} s${subject ? `, subject→verb onset at step ${subject.step}` : ''}`;
 }
 
