@@ -368,13 +368,17 @@ pub fn native_verdict(gamma: f64) -> Option<Verdict> {
     })
 }
 
+/// What [`native_events`] reads from a run: the step of its last row, the steps of its `N`
+/// events (`None` while not shown), and whether it is done.
+type Events<const N: usize> = (Option<usize>, [Option<usize>; N], bool);
+
 /// Trains `cfg` natively on the page's CPU backend, noting the wall seconds at which each row
 /// arrived, until `events` says its last event showed or the run ends. `events` reads the run:
 /// the step of its last row and the steps of its events (`None` while not shown), and whether
 /// it is done; each event comes back with the seconds at which its row arrived.
 fn native_events<const N: usize>(
     cfg: RunConfig,
-    events: fn(&Run) -> Option<(Option<usize>, [Option<usize>; N], bool)>,
+    events: fn(&Run) -> Option<Events<N>>,
 ) -> Option<[Option<AtSeconds>; N]> {
     let t0 = std::time::Instant::now();
     let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;

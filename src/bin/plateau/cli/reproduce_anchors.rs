@@ -240,15 +240,13 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     let base = ablation_base();
     let body = format!(
         "## Chapter 2 — what decides the held-out answer: an ablation (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         {}, from the runs in `{dir}/`. \
          Each configuration changes one factor of the mixed reconstruction ({}, {} memory samples, sequence length {}, \
          no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
          implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
          20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
          whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}{}",
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         model_line(&base),
         base.memory,
         base.seq_len,
@@ -344,14 +342,12 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     };
     let body = format!(
         "## Chapter 2 — {} preset, anchors, {} (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Task: {}. Model: {} ({}), γ-init, AdamW. \
+         {}. Task: {}. Model: {} ({}), γ-init, AdamW. \
          Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
          `src/chapters/anchors/data.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
         base.preset.name(),
         base.model.name(),
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         anchors_task_line(&base),
         base.model.name(),
         model_line(&base),
@@ -421,16 +417,14 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     let paragraph = r::learning_order_paragraph(&cells, &fresh);
     let body = format!(
         "## Chapter 2 — which subset is learned first: the memory design (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         {}, from the runs in `{dir}/`. \
          The base is the page's interactive default with half of each batch memory samples ({}; {}); each \
          configuration changes one factor of how the memory samples are made. The paper's claim (PAPERS.md §B): \
          at small init (large γ) the reasoning anchors are learned before the memory anchors, at large init the \
          memory anchors first. A subset is *learned* at the first evaluation with accuracy ≥ {}; a cell's \
          steps are memory step / reasoning step per seed (— = not within the run). Every finished run of \
          this command is listed.\n\n{}\n### What it shows\n\n{}{}",
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         model_line(&base),
         anchors_task_line(&base),
         r::LEARNED,

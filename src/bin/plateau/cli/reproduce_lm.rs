@@ -80,7 +80,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
     );
     let body = format!(
         "## Chapter 4 — {} preset, a language model on real text (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Decoder: {}; context {} tokens; \
+         {}. Decoder: {}; context {} tokens; \
          the paper's init N(0, 0.02²); AdamW. Corpus: *Moby Dick* (`data/moby-dick.txt`, public domain), chapters 1–121 \
          for training ({} tokens), 122–135 and the epilogue held out ({} tokens), a byte-pair vocabulary of {} subwords \
          learned on the training part. The held-out loss is measured on {} fixed windows evenly spaced over the held-out part. At every evaluation (log-spaced: every step up to 8, then four per doubling, plus \
@@ -102,9 +102,7 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
          a context of {} tokens, in the reader's browser. The steps are this model's, not Pythia's or OLMo-2's (their \
          batches hold millions of tokens).\n{}",
         base.preset.name(),
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         decoder,
         corpus::CONTEXT,
         c.train.len(),

@@ -140,7 +140,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     let paragraph = r::design_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs named in \
+         {}, from the runs named in \
          `plateau::cli::reproduce_syntax::SYNTAX_DESIGN`. Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
          the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
          (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
@@ -152,9 +152,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
          whether an onset lies within two evaluations of a sudden drop (issue #35's rule, fixed before any design was run). \
          Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}\n### On the page\n\n\
          Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-design-findings`):\n\n> {paragraph}\n",
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         model_line(&base),
         plateau::chapters::syntax::VERB_ITEMS,
         plateau::chapters::syntax::VERB_MIN_DISTANCE,
@@ -185,7 +183,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     let paragraph = r::search_page_paragraph(&cells);
     let body = format!(
         "## Chapter 3 — the search for a plateau (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend), from the runs in `{dir}/`. \
+         {}, from the runs in `{dir}/`. \
          Each configuration changes one factor of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3) that plausibly creates a plateau. \
          For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
          subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
@@ -196,9 +194,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
          learning rate's ramp, not the model's. Every finished run of this command is listed.\n\n\
          {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
          `chapter3-search-findings`):\n\n> {paragraph}\n",
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         model_line(&base),
         plateau::chapters::syntax::VERB_ITEMS,
         plateau::chapters::syntax::VERB_MIN_DISTANCE,
@@ -287,7 +283,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     };
     let body = format!(
         "## Chapter 3 — {} preset{}, syntax (generated)\n\n\
-         Written by `cargo run --release --bin plateau -- reproduce {}` on {} ({} backend). Encoder: {}; MLM with BERT masking (`language::mask`) on the \
+         {}. Encoder: {}; MLM with BERT masking (`language::mask`) on the \
          {} language of `{}`; R averaged over sentences (the paper's code \
          sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
          whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
@@ -295,9 +291,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
          ### The paper's questions\n\n{}{}",
         base.preset.name(),
         variant_words(&base),
-        args.join(" "),
-        today(),
-        kind.name(),
+        written_by(args, kind),
         model_line(&base),
         base.grammar.name(),
         plateau::chapters::syntax::language::source_file(base.grammar),

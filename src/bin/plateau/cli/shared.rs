@@ -127,6 +127,19 @@ pub(super) fn seed_list_of(flags: &Flags, key: &str, default: &str) -> Result<Ve
         .collect()
 }
 
+/// How a generated section opens: "Written by `cargo run --release --bin plateau -- reproduce
+/// ARGS` on DATE (BACKEND backend)", with ` --features flex` where the runs trained on Flex (an
+/// opt-in feature), so the command reproduces the section as it stands.
+pub(super) fn written_by(args: &[String], kind: BackendKind) -> String {
+    format!(
+        "Written by `cargo run --release{} --bin plateau -- reproduce {}` on {} ({} backend)",
+        if kind.flag() == "flex" { " --features flex" } else { "" },
+        args.join(" "),
+        today(),
+        kind.name()
+    )
+}
+
 /// Today's date (UTC) as YYYY-MM-DD, from the system clock.
 pub(super) fn today() -> String {
     let days =
