@@ -326,7 +326,8 @@ impl Session {
         self.inner.borrow().trainer.step()
     }
 
-    /// `"webgpu"` or `"cpu"`.
+    /// The backend the session was created on, as [`Session::create`] was given it: `"webgpu"`,
+    /// `"cpu"` or a named CPU backend (`"ndarray"`, which the bench names).
     #[wasm_bindgen(getter)]
     pub fn backend(&self) -> String {
         self.backend.clone()
@@ -378,8 +379,10 @@ impl Session {
         })
     }
 
-    /// Changes a live parameter (`c`, `c-from`, `lr`, `steps`, `eval-every`,
-    /// `snapshot-every`); throws with a message naming the parameter and range otherwise.
+    /// Changes a parameter the schema marks live (`live: true` in [`crate::config::PARAMS`]:
+    /// `steps`, `c`, `c-from`, `lr`, `eval-every`, `snapshot-every`, `lambda`, `lambda-from`,
+    /// `lambda-until`, `log-evals`); throws with a message naming the parameter and its range for
+    /// a bad value, or naming the live parameters for any other key (the others apply at reset).
     #[wasm_bindgen(js_name = setParam)]
     pub fn set_param(&self, key: String, value: String) -> Result<(), JsValue> {
         self.inner

@@ -141,7 +141,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     let body = format!(
         "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
          {}, from the runs named in \
-         `plateau::cli::reproduce_syntax::SYNTAX_DESIGN`. Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
+         `SYNTAX_DESIGN` (`src/bin/plateau/cli/reproduce_syntax.rs`). Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
          the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
          (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
          sentences whose subject stands ≥ {} words before it) and its drop, by the rule of `metrics::syntax::plateau_end` \
