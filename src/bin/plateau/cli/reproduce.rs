@@ -127,16 +127,8 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             }
             let ckpt_dir = format!("{}.ckpt", path.trim_end_matches(".csv"));
             let label = format!("c={c} seed={seed}");
-            let resumed_from =
-                if flags.get("resume").is_some() { load_checkpoint(&ckpt_dir, &cfg, kind) } else { None };
-            let (trainer, wall_before) = match resumed_from {
-                Some((t, wall)) => {
-                    eprintln!("{label}: continuing from the checkpoint in {ckpt_dir} at step {} (--resume)", t.step());
-                    (t, wall)
-                }
-                None => (PlateauTrainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
-            };
-            let mut run = Run::Plateau(Box::new(trainer));
+            let (mut run, wall_before) =
+                resumed_or_new(&ckpt_dir, &cfg, kind, flags.get("resume").is_some(), &label, PLATEAU_CHECKPOINT)?;
             let run_start = Instant::now();
             let mut stopped = false;
             let mut after_step = |run: &Run| -> Result<bool, CliError> {
@@ -322,6 +314,31 @@ pub(super) fn load_checkpoint<C: Chapter>(dir: &str, cfg: &RunConfig, kind: Back
     }
 }
 
+/// The run to train: with `resume`, the checkpoint in `ckpt` when `load` reads one back for
+/// `cfg` (said on stderr, with the wall seconds it had already taken), else a new run of `cfg`.
+pub(super) fn resumed_or_new(
+    ckpt: &str,
+    cfg: &RunConfig,
+    kind: BackendKind,
+    resume: bool,
+    label: &str,
+    load: fn(&str, &RunConfig, BackendKind) -> Option<(Run, f64)>,
+) -> Result<(Run, f64), CliError> {
+    match if resume { load(ckpt, cfg, kind) } else { None } {
+        Some((run, wall)) => {
+            eprintln!("{label}: continuing from the checkpoint in {ckpt} at step {} (--resume)", run.step());
+            Ok((run, wall))
+        }
+        None => Ok((Run::new(cfg.clone(), &backend::device(kind))?, 0.0)),
+    }
+}
+
+/// Reads a checkpoint of chapter 1 ([`load_checkpoint`]) as a [`Run`].
+pub(super) const PLATEAU_CHECKPOINT: fn(&str, &RunConfig, BackendKind) -> Option<(Run, f64)> = |dir, cfg, kind| {
+    load_checkpoint::<plateau::chapters::plateau::Plateau>(dir, cfg, kind)
+        .map(|(t, wall)| (Run::Plateau(Box::new(t)), wall))
+};
+
 /// How a reproduction keeps the runs of one chapter (2 to 4): its rows, how to read them back
 /// from its CSV, and how to take them from a finished [`Run`].
 pub(super) struct Kept<R> {
@@ -334,55 +351,36 @@ pub(super) struct Kept<R> {
     load: fn(&str, &RunConfig, BackendKind) -> Option<(Run, f64)>,
 }
 
-pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> = Kept {
-    parse: plateau::chapters::anchors::from_csv,
-    step: |r| r.step,
-    rows: |run| match run {
-        Run::Anchors(t) => t.history.rows.clone(),
-        _ => unreachable!("experiment is anchors"),
-    },
-    save: |run, dir, kind, wall| match run {
-        Run::Anchors(t) => save_checkpoint(dir, t, kind, wall),
-        _ => unreachable!("a chapter's runs are its own"),
-    },
-    load: |dir, cfg, kind| {
-        load_checkpoint::<plateau::chapters::anchors::Anchors>(dir, cfg, kind)
-            .map(|(t, wall)| (Run::Anchors(Box::new(t)), wall))
-    },
-};
+/// The [`Kept`] of the chapter whose runs are `Run::$variant` and whose trainer is `$chapter`,
+/// its CSV read by `$parse`: one definition for every chapter's table below.
+macro_rules! kept {
+    ($variant:ident, $chapter:ty, $parse:expr) => {
+        Kept {
+            parse: $parse,
+            step: |r| r.step,
+            rows: |run| match run {
+                Run::$variant(t) => t.history.rows.clone(),
+                _ => unreachable!("a chapter's runs are its own"),
+            },
+            save: |run, dir, kind, wall| match run {
+                Run::$variant(t) => save_checkpoint(dir, t, kind, wall),
+                _ => unreachable!("a chapter's runs are its own"),
+            },
+            load: |dir, cfg, kind| {
+                load_checkpoint::<$chapter>(dir, cfg, kind).map(|(t, wall)| (Run::$variant(Box::new(t)), wall))
+            },
+        }
+    };
+}
 
-pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> = Kept {
-    parse: plateau::chapters::syntax::from_csv,
-    step: |r| r.step,
-    rows: |run| match run {
-        Run::Syntax(t) => t.history.rows.clone(),
-        _ => unreachable!("experiment is syntax"),
-    },
-    save: |run, dir, kind, wall| match run {
-        Run::Syntax(t) => save_checkpoint(dir, t, kind, wall),
-        _ => unreachable!("a chapter's runs are its own"),
-    },
-    load: |dir, cfg, kind| {
-        load_checkpoint::<plateau::chapters::syntax::Syntax>(dir, cfg, kind)
-            .map(|(t, wall)| (Run::Syntax(Box::new(t)), wall))
-    },
-};
+pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> =
+    kept!(Anchors, plateau::chapters::anchors::Anchors, plateau::chapters::anchors::from_csv);
 
-pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> = Kept {
-    parse: plateau::history::from_csv,
-    step: |r| r.step,
-    rows: |run| match run {
-        Run::Lm(t) => t.history.rows.clone(),
-        _ => unreachable!("experiment is lm"),
-    },
-    save: |run, dir, kind, wall| match run {
-        Run::Lm(t) => save_checkpoint(dir, t, kind, wall),
-        _ => unreachable!("a chapter's runs are its own"),
-    },
-    load: |dir, cfg, kind| {
-        load_checkpoint::<plateau::chapters::lm::Lm>(dir, cfg, kind).map(|(t, wall)| (Run::Lm(Box::new(t)), wall))
-    },
-};
+pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> =
+    kept!(Syntax, plateau::chapters::syntax::Syntax, plateau::chapters::syntax::from_csv);
+
+pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> =
+    kept!(Lm, plateau::chapters::lm::Lm, plateau::history::from_csv);
 
 /// A finished run read back from its CSV and meta file, when both exist, the meta's config and
 /// backend are this run's, and the CSV reaches the last step.
@@ -456,14 +454,7 @@ pub(super) fn kept_run<R>(
         return Ok(None);
     }
     let ckpt = format!("{stem}.ckpt");
-    let loaded = if resume.resume { (kept.load)(&ckpt, cfg, kind) } else { None };
-    let (mut run, wall_before) = match loaded {
-        Some((run, wall)) => {
-            eprintln!("{label}: continuing from the checkpoint in {ckpt} at step {} (--resume)", run.step());
-            (run, wall)
-        }
-        None => (Run::new(cfg.clone(), &backend::device(kind))?, 0.0),
-    };
+    let (mut run, wall_before) = resumed_or_new(&ckpt, cfg, kind, resume.resume, label, kept.load)?;
     let start = Instant::now();
     let mut stopped = false;
     let secs = {

@@ -116,15 +116,8 @@ fn engine_run(
     }
     let ckpt = format!("{stem}.ckpt");
     let label = format!("engine seed {}", cfg.seed);
-    let loaded = if resume { load_checkpoint::<plateau::chapters::plateau::Plateau>(&ckpt, cfg, kind) } else { None };
-    let (trainer, wall_before) = match loaded {
-        Some((t, wall)) => {
-            eprintln!("{label}: continuing from the checkpoint in {ckpt} at step {} (--resume)", t.step());
-            (t, wall)
-        }
-        None => (PlateauTrainer::new(cfg.clone(), &backend::device(kind))?, 0.0),
-    };
-    let mut run = Run::Plateau(Box::new(trainer));
+    let (mut run, wall_before) =
+        super::reproduce::resumed_or_new(&ckpt, cfg, kind, resume, &label, super::reproduce::PLATEAU_CHECKPOINT)?;
     let start = Instant::now();
     let (mut stopped, mut dropped) = (false, false);
     let secs = {
