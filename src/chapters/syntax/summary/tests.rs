@@ -1,0 +1,139 @@
+//! Unit tests of `summary`.
+
+use super::*;
+
+fn srow(step: usize, verb: f64, uas: f64, agree: f64) -> SyntaxRow {
+    SyntaxRow {
+        step,
+        loss: verb,
+        heldout_loss: verb,
+        uas,
+        agreement_acc: agree,
+        sas_reg: 1.0,
+        best_layer: 0,
+        best_head: 0,
+        best_direction: "dep->head".into(),
+        offset_uas: 0.3,
+        train_reg: 1.0,
+        lambda: 0.0,
+        uas_subject: uas,
+        offset_uas_subject: 0.2,
+        verb_loss: verb,
+        uas_nonadjacent: uas,
+        offset_uas_nonadjacent: 0.2,
+        agreement_logodds: 0.0,
+        verb_number_loss: verb / 3.0,
+    }
+}
+
+/// 8 flat evaluations, then the verb loss falls and UAS rises at step 80, then flat.
+fn plateau_rows(drop_at: usize, onset_at: usize) -> Vec<SyntaxRow> {
+    (0..16)
+        .map(|k| {
+            let s = k * 10;
+            let wobble = if k % 2 == 0 { 0.001 } else { -0.001 };
+            srow(
+                s,
+                if s < drop_at { 2.0 + wobble } else { 1.0 + wobble },
+                if s < onset_at { 0.1 + wobble } else { 0.6 + wobble },
+                if s < drop_at { 0.5 } else { 0.95 },
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() {
+    let rows = plateau_rows(80, 90);
+    let s = summarize_syntax(&rows, "baseline", (0.0, 0, 100), 0, 1.0);
+    assert_eq!((s.loss_drop, s.structure_onset), (Some(80), Some(90)));
+    assert_eq!(s.verb_plateau, Some((0, 70)));
+    assert_eq!(s.eval_every, 10);
+    assert!(s.coincide(), "10 steps apart, within two evaluations");
+    assert!(s.syntactic());
+    assert_eq!(s.agreement_step, Some(80));
+    assert!((s.max_uas_nonadjacent - 0.601).abs() < 1e-12);
+    let far = summarize_syntax(&plateau_rows(80, 120), "baseline", (0.0, 0, 100), 1, 1.0);
+    assert!(!far.coincide(), "40 steps apart");
+    let c = syntax_comparison(&[s.clone(), far.clone()], crate::config::Grammar::Agreement);
+    assert!(c.contains("baseline 2 of 2.\n- Does the drop coincide"), "{c}");
+    assert!(c.contains("[both found, within two evaluations, 20 steps] baseline 1 of 2."), "{c}");
+    assert!(c.contains("of its number part; mean number part drop step]"), "{c}");
+    // The nested language's pairs are a selection, not number agreement: the text says so.
+    let n = syntax_comparison(std::slice::from_ref(&s), crate::config::Grammar::Nested);
+    assert!(n.contains("mean final selection accuracy 0.950") && !n.contains("agreement"), "{n}");
+    let p = syntax_page_paragraph(std::slice::from_ref(&s), crate::config::Grammar::Nested);
+    assert!(p.contains("its selection part alone (the verb its subject selects against another noun's)"), "{p}");
+    assert!(!p.contains("agreement") && !p.contains("number part"), "{p}");
+    assert!(
+        p.contains("plateaus and then drops in 1 of 1 runs (at step 80, the median); the fall takes 0 steps from 10 % to 90 % \
+                    against a plateau of 70 steps (the medians), sudden — at most a quarter of the plateau — in 1 of 1; the \
+                    best head's UAS on the subject → verb arcs goes from 0.10 on the plateau to 0.60 at the end (its best \
+                    fixed-offset guess 0.20), and its onset lies within two evaluations of the drop in 1 of 1;"),
+        "{p}"
+    );
+    assert!(s.subject_with_drop() && !far.subject_with_drop(), "onsets 10 and 40 steps after the drop");
+    let cells = [SearchCell { name: "default".into(), change: "—".into(), steps: 150, runs: vec![s.clone(), far] }];
+    let t = search_table(&cells);
+    assert!(t.contains("| default | — | 150 | 0–70 → 80; 80; 80; 90 (90); yes; 0–70 → 80; 80; 80; 120 (120); no | 2 of 2 | 1 of 2 |"), "{t}");
+    let f = search_findings(&cells);
+    assert!(f.contains("**default**: coincides in some seeds only (1 of 2 coincide, 2 of 2 drop)"), "{f}");
+    let p = search_page_paragraph(&cells);
+    assert!(p.contains("over 1 configurations and 2 runs, the overall held-out loss left a plateau with a sustained drop in 2 runs and the loss on far-subject verbs in 2; a drop coincided with the structure onset in 1"), "{p}");
+    assert!(p.contains("No configuration showed"), "{p}");
+    assert!(p.contains("in 2 of 2 runs (at step 80 at the median)"), "{p}");
+    let three = [SearchCell { runs: vec![s.clone(), s.clone(), s], ..cells[0].clone() }];
+    assert!(search_findings(&three).contains("in every seed"));
+    assert!(search_page_paragraph(&three).contains("In every seed, a drop came with the structure onset in: default."));
+    // the design search's columns: a cliff 10 steps before the onset is sudden, with an onset
+    let t = design_table(&cells);
+    assert!(t.contains("| default | — | 150 | 0–70 → 80; 80–80 (0); 90; 90; yes, yes; 0–70 → 80; 80–80 (0); 120; 120; yes, no | 2 of 2 | 2 of 2 | 1 of 2 |"), "{t}");
+    assert!(design_findings(&three).contains("**default**: shows the paper's event"), "{}", design_findings(&three));
+    // a ramp: 8 flat evaluations, the verb loss falls by 1/8 per evaluation for 8, then flat
+    let ramp: Vec<SyntaxRow> = (0..24)
+        .map(|k| {
+            let wobble = if k % 2 == 0 { 0.001 } else { -0.001 };
+            let v = if k < 8 { 2.0 } else { (2.0 - (k - 7) as f64 / 8.0).max(1.0) };
+            srow(k * 10, v + wobble, if k < 9 { 0.1 + wobble } else { 0.6 + wobble }, 0.5)
+        })
+        .collect();
+    let r = summarize_syntax(&ramp, "baseline", (0.0, 0, 100), 0, 1.0);
+    assert_eq!((r.verb_plateau, r.loss_drop), (Some((0, 70)), Some(80)));
+    // 10 %: 2 − 1/8 ≤ 1.9 at step 80; 90 %: 2 − 8/8 ≤ 1.1 at step 150; 70 > 70/4
+    assert_eq!(r.verb_fall, Some((80, 150)));
+    assert!(!r.sudden && !r.sudden_with_onset());
+    let ramps = [SearchCell { runs: vec![r.clone(), r.clone(), r], ..cells[0].clone() }];
+    assert!(
+        design_findings(&ramps).contains(
+            "not a sudden one (a ramp) (3 of 3 drop, 0 sudden, 0 sudden with an onset; a syntactic head in 3 of 3)"
+        ),
+        "{}",
+        design_findings(&ramps)
+    );
+    let p = design_page_paragraph(&ramps);
+    assert!(p.contains("in “default” (150 steps), the loss on the masked verb sits on a plateau at 2.00 nats for 70 steps and then falls, in 3 of 3 runs (at step 80, the median)"), "{p}");
+    // the subject-arc UAS is 0.1 ± 0.001 on the plateau (8 evaluations, the wobble cancels) and 0.6 ± 0.001 at the end
+    assert!(p.contains("goes from 0.10 on the plateau to 0.60 at the end; a structure onset lies within two evaluations of the drop in 3 of 3"), "{p}");
+    assert!(p.contains("takes 70 steps from 10 % to 90 % (the median), so it is sudden — at most a quarter of the plateau — in 0 of 3."), "{p}");
+    // a smooth curve has no events
+    let smooth: Vec<SyntaxRow> = (0..16)
+        .map(|k| srow(k * 10, 1.0 + (-(k as f64) / 4.0).exp(), 0.5 - 0.3 * (-(k as f64) / 4.0).exp(), 0.5))
+        .collect();
+    let n = summarize_syntax(&smooth, "baseline", (0.0, 0, 100), 0, 1.0);
+    assert_eq!((n.loss_drop, n.structure_onset, n.verb_plateau), (None, None, None));
+    let flat = [SearchCell { runs: vec![n.clone()], name: "flat".into(), ..cells[0].clone() }];
+    assert!(design_page_paragraph(&flat)
+        .ends_with("in no design did the loss on the measured verb leave a plateau with a drop."));
+    let both = [ramps[0].clone(), flat[0].clone()];
+    assert!(design_page_paragraph(&both).ends_with(" No run of “flat” has such a plateau."));
+    // the paragraph leads with the design whose drops are sudden at an onset, listed second
+    // here, and names the other design with drops
+    let ramp = SearchCell { name: "ramp".into(), ..ramps[0].clone() };
+    let cliff = SearchCell { name: "cliff".into(), ..three[0].clone() };
+    let p = design_page_paragraph(&[ramp, cliff, flat[0].clone()]);
+    assert!(p.contains("): in “cliff” (150 steps)"), "{p}");
+    assert!(
+        p.ends_with(" Also with a plateau and a drop: “ramp” (3 of 3). No run of “flat” has such a plateau."),
+        "{p}"
+    );
+}
