@@ -6,7 +6,8 @@
 //      γ = 0.8, near 0 at γ = 0.3), read from the page's own CSV download;
 //   2. chapter 3: with λ > 0 the best head's UAS stays below the best fixed-offset guess, while
 //      the views (curves, arcs, head map) are drawn;
-//   3. the chapter buttons switch chapters and the URL's experiment opens the right one.
+//   3. chapter 3 opens on the nested language, and a version 2 link on the agreement grammar;
+//   4. the chapter buttons switch chapters and the URL's experiment opens the right one.
 // Every test also checks: no console error (page or worker) and no #error message.
 
 import assert from 'node:assert/strict';
@@ -113,6 +114,24 @@ test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: 
     assert.match(generated[1], /^Which language gives the drop \(in REPRODUCTION\.md, the design search\): /);
     assert.match(generated[2], /^What the search found \(in REPRODUCTION\.md\): over \d+ configurations and \d+ runs/);
     await page.screenshot({ path: join(ARTIFACTS, 'chapter3-desktop.png'), fullPage: true });
+  });
+});
+
+test('chapter 3: the nested language by default; a version 2 link keeps the agreement grammar on 2 layers', { timeout: TEST_TIMEOUT }, async () => {
+  const now = await openPage('v3', { query: '?experiment=syntax&autoplay=0' });
+  await now.run(async () => {
+    await booted(now.page);
+    assert.equal(await now.page.$eval('#grammar', (el) => el.value), 'nested');
+    assert.doesNotMatch(now.page.url(), /grammar=|layers=/, 'the defaults are not written');
+    // The charts name the nested language's own measures, from the engine.
+    await now.page.click('#stepbtn');
+    await waitFn(now.page, () => document.querySelector('#sum-agree').textContent.startsWith('selection accuracy'));
+  });
+  const old = await openPage('v2', { query: '?v=2&experiment=syntax&autoplay=0' });
+  await old.run(async () => {
+    await booted(old.page);
+    assert.equal(await old.page.$eval('#grammar', (el) => el.value), 'agreement', 'v=2 read with the defaults it was written against');
+    assert.match(old.page.url(), /[?&]v=3&.*layers=2.*grammar=agreement/, 'rewritten as today\'s link to the same run');
   });
 });
 
