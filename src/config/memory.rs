@@ -42,12 +42,15 @@ impl RunConfig {
     /// backward pass keeps (per layer and token `12·d_model + 3·d_ff` floats, plus
     /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
     /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
-    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n + 1`
-    /// and 18; chapter 2: `seq-len` and 100; chapter 3: the grammar's, 20 and 65 for agreement, 24 and 44 for nested; chapter 4: 32 and 1024). It is meant to be within a
+    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n`, the positions the model
+    /// reads, and 18; chapter 2: `seq-len` and 100; chapter 3: the grammar's, 20 and 65 for agreement, 24 and 44 for nested; chapter 4: 32 and 1024). It is meant to be within a
     /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
     pub fn memory_estimate(&self) -> f64 {
         let (t, v) = match self.experiment {
-            Task::Mws | Task::PrefixSum => (self.seq_len() as f64, crate::chapters::plateau::data::VOCAB as f64),
+            Task::Mws | Task::PrefixSum => {
+                use crate::chapters::plateau::data::{input_positions, VOCAB};
+                (input_positions(self.n) as f64, VOCAB as f64)
+            }
             Task::Anchors => (self.seq_len as f64, crate::chapters::anchors::data::VOCAB as f64),
             Task::Syntax => {
                 use crate::chapters::syntax::language::{max_len, vocab_size};

@@ -163,12 +163,13 @@ fn the_memory_budget_refuses_what_cannot_fit_and_keeps_every_preset() {
             assert!(cfg.check_memory(1e9).is_ok(), "{task:?} {preset:?}: {:.2} GB", cfg.memory_estimate() / 1e9);
         }
     }
-    // chapter 1's paper preset by hand: 1 layer, d 256, d_ff 1024, T 33, V 18, batch 256
+    // chapter 1's paper preset by hand: 1 layer, d 256, d_ff 1024, T 32 (the 2n positions the model
+    // reads of its 2n + 1 tokens), V 18, batch 256
     let p = RunConfig::preset(Preset::Paper);
     let params =
-        2.0 * 18.0 * 256.0 + 33.0 * 256.0 + (4.0 * 256.0 * 256.0 + 2.0 * 256.0 * 1024.0 + 2560.0 + 1024.0) + 512.0;
-    let acts = 256.0 * 33.0 * (12.0 * 256.0 + 3.0 * 1024.0 + 3.0 * 33.0) + 3.0 * 256.0 * 33.0 * 18.0;
-    let eval = 64.0 * 33.0 * (4.0 * 256.0 + 1024.0 + 18.0);
+        2.0 * 18.0 * 256.0 + 32.0 * 256.0 + (4.0 * 256.0 * 256.0 + 2.0 * 256.0 * 1024.0 + 2560.0 + 1024.0) + 512.0;
+    let acts = 256.0 * 32.0 * (12.0 * 256.0 + 3.0 * 1024.0 + 3.0 * 32.0) + 3.0 * 256.0 * 32.0 * 18.0;
+    let eval = 64.0 * 32.0 * (4.0 * 256.0 + 1024.0 + 18.0);
     assert!((p.memory_estimate() - 4.0 * (4.0 * params + acts + eval)).abs() < 1.0);
     // the examples: every maximum at once natively, and the page's shared link
     let (huge, notes) = from_query("batch=4096&n=32&d-ff=4096&d-model=1024&layers=8");

@@ -32,6 +32,13 @@ pub struct Batch {
     pub n: usize,
 }
 
+/// The positions the model reads of a sequence of `2n + 1` tokens (inputs, SEP, outputs): all
+/// but the last, which is only ever a target. The model's shape, the memory estimate and the
+/// bench's FLOP count all take it from here.
+pub const fn input_positions(n: usize) -> usize {
+    2 * n
+}
+
 impl Batch {
     /// Sequence length `2n+1`.
     pub fn seq_len(&self) -> usize {
@@ -42,9 +49,9 @@ impl Batch {
         let l = self.seq_len();
         &self.tokens[b * l..(b + 1) * l]
     }
-    /// Model inputs: the first `2n` tokens of every sequence, `[batch, 2n]`.
+    /// Model inputs: the first `2n` tokens of every sequence ([`input_positions`]), `[batch, 2n]`.
     pub fn inputs(&self) -> Vec<i64> {
-        (0..self.batch).flat_map(|b| self.row(b)[..2 * self.n].to_vec()).collect()
+        (0..self.batch).flat_map(|b| self.row(b)[..input_positions(self.n)].to_vec()).collect()
     }
     /// Next-token targets: tokens `1..=2n` of every sequence, `[batch, 2n]`.
     pub fn targets(&self) -> Vec<i64> {

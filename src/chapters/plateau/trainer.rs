@@ -39,7 +39,7 @@ pub type PlateauTrainer = Trainer<Plateau>;
 
 /// The transformer shape a chapter 1 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, VOCAB, 2 * cfg.n, cfg.attention == Attention::Softmax, true)
+    TransformerConfig::sized(cfg, VOCAB, super::data::input_positions(cfg.n), cfg.attention == Attention::Softmax, true)
 }
 
 /// The mask strength in force at step `s` (1 when off).

@@ -81,7 +81,10 @@ pub struct Shape {
 /// The shapes of a transformer config's training step.
 pub fn shape(cfg: &RunConfig) -> Shape {
     let (vocab, seq, causal, loss) = match cfg.experiment {
-        Task::Mws | Task::PrefixSum => (plateau::chapters::plateau::data::VOCAB, 2 * cfg.n, true, "all"),
+        Task::Mws | Task::PrefixSum => {
+            use plateau::chapters::plateau::data::{input_positions, VOCAB};
+            (VOCAB, input_positions(cfg.n), true, "all")
+        }
         Task::Anchors => (plateau::chapters::anchors::data::VOCAB, cfg.seq_len, true, "last"),
         Task::Syntax => {
             use plateau::chapters::syntax::language::{max_len, vocab_size};
