@@ -231,33 +231,28 @@ console.log(JSON.stringify(out));
 
 /** Chapter 4's page with its defaults, trained until the recovery shows: `{collapsed, recovered}`
  * from the page's `window.plateauLm` (each the step and the training seconds until its row). */
-async function measureCollapse(browser, server) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
-    const p = await ctx.newPage();
-    await p.goto(`${server.url}?experiment=lm`, { waitUntil: 'load' });
-    await p.waitForFunction(() => (window.plateauLm && window.plateauLm.recovered) || /finished|diverged/.test(document.querySelector('#run-state').textContent), null, { timeout: 900_000, polling: 250 });
-    return await p.evaluate(() => window.plateauLm);
-  } catch (e) {
-    log(`  chapter 4: ${String(e.message || e).split('\n')[0]}`);
-    return null;
-  } finally {
-    await ctx.close();
-  }
+function measureCollapse(browser, server) {
+  return measureEvents(browser, server, 'chapter 4', '?experiment=lm', 'plateauLm', ['recovered']);
 }
 
 /** Chapter 3's page with its defaults, trained until the verb-loss drop and the subject → verb
- * onset both show (or the run ends): `{drop, subject}` from the page's `window.plateauSyntax`
- * (each the step and the training seconds until its row). */
-async function measureSyntax(browser, server) {
+ * onset both show: `{drop, subject}` from the page's `window.plateauSyntax` (each the step and
+ * the training seconds until its row). */
+function measureSyntax(browser, server) {
+  return measureEvents(browser, server, 'chapter 3', '?experiment=syntax', 'plateauSyntax', ['drop', 'subject']);
+}
+
+/** Opens the page at `query` in a fresh context and trains until every event in `wanted` of
+ * `window[hook]` has shown, or the run ends; returns `window[hook]` (null if the page failed). */
+async function measureEvents(browser, server, name, query, hook, wanted) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const p = await ctx.newPage();
-    await p.goto(`${server.url}?experiment=syntax`, { waitUntil: 'load' });
-    await p.waitForFunction(() => (window.plateauSyntax && window.plateauSyntax.drop && window.plateauSyntax.subject) || /finished|diverged/.test(document.querySelector('#run-state').textContent), null, { timeout: 900_000, polling: 250 });
-    return await p.evaluate(() => window.plateauSyntax);
+    await p.goto(`${server.url}${query}`, { waitUntil: 'load' });
+    await p.waitForFunction(({ hook, wanted }) => (window[hook] && wanted.every((k) => window[hook][k])) || /finished|diverged/.test(document.querySelector('#run-state').textContent), { hook, wanted }, { timeout: 900_000, polling: 250 });
+    return await p.evaluate((hook) => window[hook], hook);
   } catch (e) {
-    log(`  chapter 3: ${String(e.message || e).split('\n')[0]}`);
+    log(`  ${name}: ${String(e.message || e).split('\n')[0]}`);
     return null;
   } finally {
     await ctx.close();
