@@ -24,6 +24,35 @@ pub enum Run {
     Lm(Box<LmTrainer>),
 }
 
+/// A run's events so far: what the page marks on its charts and notes in its status line. The
+/// worker computes them once per chunk from the engine's own history and sends them with the
+/// chunk ([`Run::events`]), so the page never passes its rows back to find them. Serialized
+/// without a tag: the page knows its chapter.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Events {
+    /// Chapter 1: `{drop}`, the first recorded step with test accuracy ≥
+    /// [`crate::chapters::plateau::summary::DROP_ACC`].
+    Plateau {
+        /// The drop's step.
+        drop: Option<usize>,
+    },
+    /// Chapter 2: `{answer, step}` on the held-out pair ([`crate::chapters::anchors::summary::verdict`]).
+    Anchors(Option<crate::chapters::anchors::summary::Verdict>),
+    /// Chapter 3: the onsets ([`crate::chapters::syntax::onsets`]).
+    Syntax(crate::chapters::syntax::Onsets),
+    /// Chapter 4: the course of the hidden-state similarity ([`crate::chapters::lm::summary::course`]).
+    Lm(Option<crate::chapters::lm::summary::Course>),
+}
+
+impl Events {
+    /// The events of chapter 1's recorded rows.
+    pub fn plateau(rows: &[MetricRow]) -> Events {
+        use crate::chapters::plateau::summary::{first_step, DROP_ACC};
+        Events::Plateau { drop: first_step(rows, |r| r.test_acc >= DROP_ACC) }
+    }
+}
+
 /// The CSV columns of a run of `cfg`'s chapter (its row type's [`Row::columns`]).
 pub fn columns(cfg: &RunConfig) -> Vec<String> {
     match cfg.experiment {
@@ -160,6 +189,16 @@ impl Run {
         each!(self, t => csv_lines(t.history.rows.get(from..).unwrap_or_default()))
     }
 
+    /// The run's events in the rows recorded so far ([`Events`]).
+    pub fn events(&self) -> Events {
+        match self {
+            Run::Plateau(t) => Events::plateau(&t.history.rows),
+            Run::Anchors(t) => Events::Anchors(crate::chapters::anchors::summary::verdict(&t.history.rows)),
+            Run::Syntax(t) => Events::Syntax(crate::chapters::syntax::onsets(&t.history.rows)),
+            Run::Lm(t) => Events::Lm(crate::chapters::lm::summary::course(&t.history.rows)),
+        }
+    }
+
     /// The run's headline numbers for a seed summary ([`crate::seeds`]).
     pub fn measures(&self) -> Vec<crate::seeds::Measure> {
         match self {
@@ -189,6 +228,29 @@ impl Run {
                 let r = t.history.rows.last();
                 (r.map_or(f64::NAN, |r| r.loss), "hidden_cos", r.map_or(f64::NAN, |r| r.hidden_cos))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chapter_3_events_carry_the_onset_names_the_page_reads() {
+        let o = crate::chapters::syntax::Onsets {
+            structure: Some(450),
+            drop: Some(400),
+            heldout_drop: None,
+            uas_onset: Some(425),
+            number_drop: None,
+            subject_onset: Some(400),
+        };
+        let json = serde_json::to_value(Events::Syntax(o)).unwrap();
+        for (key, step) in
+            [("drop", Some(400)), ("subject_onset", Some(400)), ("structure", Some(450)), ("number_drop", None)]
+        {
+            assert_eq!(json[key].as_u64(), step, "{key} in {json}");
         }
     }
 }

@@ -1,7 +1,7 @@
 // @ts-check
 // The charts: a redraw is a list of jobs (one chart each, one per animation frame); each chapter's
 // line charts and maps, drawn by the engine's Rust chart code. No metric is computed here.
-import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, dropStep, syntaxOnsets, syntaxWords, heldoutAnswer, configQuery, runHeadline, lmCourse } from './pkg-view/plateau.js';
+import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg, seriesSummary, syntaxWords, configQuery, runHeadline } from './pkg-view/plateau.js';
 import { compareActive, companionSeries, drawCompareVerdict } from './compare.js';
 import { $, canvasById, field, keepChildren, notice, C, darkScheme, reducedMotion, setAttr, setClass, setHidden, setText } from './dom.js';
 
@@ -119,26 +119,29 @@ export function redrawOnResize() {
 /** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay and the seed band). */
 export const col = (key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
 
-/** Markers of the run's events: chapter 1's drop, chapter 3's onsets. */
+/** Markers of the run's events (the engine's, sent with each chunk: `state.events`): chapter 1's
+ * drop, chapter 2's held-out answer, chapter 3's onsets, chapter 4's collapse and recovery. */
 export function eventMarkers() {
   const markers = [];
+  const e = state.events;
+  if (!e) return markers;
   if (chapter() === 1) {
-    const drop = dropStep(state.rows);
+    const drop = e.drop;
     if (drop !== undefined && drop !== null) markers.push({ x: drop, label: `drop ${drop}` });
   } else if (chapter() === 2) {
-    const v = heldoutAnswer(state.rows);
-    if (v && v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
+    const v = e;
+    if (v.answer !== 'neither' && v.step !== undefined && v.step !== null) markers.push({ x: v.step, label: `(4,3) ${v.answer} from ${v.step}` });
   } else if (chapter() === 3) {
-    const o = syntaxOnsets(state.rows);
+    const o = e;
     const w = words();
     if (o.drop !== undefined && o.drop !== null) markers.push({ x: o.drop, label: `verb-loss drop ${o.drop}` });
     if (o.subject_onset !== undefined && o.subject_onset !== null) markers.push({ x: o.subject_onset, label: `subject→verb onset ${o.subject_onset}` });
     if (o.structure !== undefined && o.structure !== null) markers.push({ x: o.structure, label: `non-adjacent onset ${o.structure}` });
     if (o.number_drop !== undefined && o.number_drop !== null) markers.push({ x: o.number_drop, label: `${w.onset} ${o.number_drop}` });
   } else if (chapter() === 4) {
-    const c = lmCourse(state.rows);
-    if (c && c.collapsed !== undefined && c.collapsed !== null) markers.push({ x: c.collapsed, label: `collapse ${c.collapsed}` });
-    if (c && c.recovered !== undefined && c.recovered !== null) markers.push({ x: c.recovered, label: `recovered ${c.recovered}` });
+    const c = e;
+    if (c.collapsed !== undefined && c.collapsed !== null) markers.push({ x: c.collapsed, label: `collapse ${c.collapsed}` });
+    if (c.recovered !== undefined && c.recovered !== null) markers.push({ x: c.recovered, label: `recovered ${c.recovered}` });
   }
   return markers;
 }
@@ -592,7 +595,7 @@ function lmJobs() {
       // Pythia at initialization: the shaded range.
       const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
       lineChart('chart-lmcos', [{ label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs], { y_min: 0, y_max: 1.05, y_label: 'mean pairwise cosine', legend: 'ur', reference_bands: init, ...lmAxis() });
-      const c = lmCourse(state.rows);
+      const c = state.events;
       say('sum-lmcos', c
         ? `Step ${state.rows[0].step}: ${c.init.toFixed(2)}; highest ${c.peak[0].toFixed(3)} at step ${c.peak[1]}; ${c.collapsed === undefined || c.collapsed === null ? 'not above 0.9 yet' : `above 0.9 from step ${c.collapsed}`}; ${c.recovered === undefined || c.recovered === null ? 'not fallen back by half yet' : `fallen back by half its rise by step ${c.recovered}`}; now ${c.last[0].toFixed(2)} at step ${c.last[1]}.`
         : '');

@@ -5,8 +5,8 @@
 // charts in a second colour, and the verdict line says how each run answers the held-out pair.
 // The companion follows the run on screen: it starts, pauses, resumes, steps and takes live
 // changes with it; it has no seed band and no snapshots. Every number comes from the engine
-// (`heldoutAnswer`); this module only routes rows.
-import { heldoutAnswer, rowsCsv } from './pkg-view/plateau.js';
+// (the events sent with each chunk); this module only routes rows.
+import { rowsCsv } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { $, notice, setHidden, setText } from './dom.js';
 import { noteDone, showRunning } from './protocol.js';
@@ -58,6 +58,7 @@ function startMessage() {
 export function startCompanion(alone) {
   const c = state.companion;
   c.rows = [];
+  c.events = null;
   c.running = false;
   c.done = false;
   c.message = '';
@@ -132,6 +133,7 @@ function onCompanionMessage(e) {
       if (msg.run !== state.run) break;
       const resent = msg.rows.length && c.rows.length && msg.rows[0].step <= c.rows[c.rows.length - 1].step;
       if (resent) c.rows = msg.rows; else c.rows.push(...msg.rows);
+      c.events = msg.events ?? null;
       const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
       for (const r of msg.rows) if (!c.seconds.has(r.step)) c.seconds.set(r.step, ms / 1000);
       c.step = msg.step;
@@ -164,16 +166,16 @@ function onCompanionMessage(e) {
  * for the bench (its time to verdict on the page's training clock, beside the run on screen's). */
 function noteCompareVerdict() {
   const c = state.companion;
-  const v = heldoutAnswer(c.rows);
+  const v = c.events;
   if (!v) return;
   const seconds = v.step === undefined || v.step === null ? null : c.seconds.get(v.step) ?? null;
   window.plateauCompareVerdict = { gamma: c.cfg.gamma, answer: v.answer, step: v.step ?? null, seconds };
 }
 
-/** One run's answer on the held-out pair, in words, from the engine's `heldoutAnswer`.
- * @param {any[]} rows @param {boolean} done */
-function answerText(rows, done) {
-  const v = rows.length ? heldoutAnswer(rows) : null;
+/** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`.
+ * @param {any} v @param {any[]} rows @param {boolean} done */
+function answerText(v, rows, done) {
+  if (!rows.length) v = null;
   if (!v) return 'no evaluation yet';
   const at = `step ${rows[rows.length - 1].step}`;
   if (v.answer === 'neither') return done ? `neither answer by the end (${at})` : `no answer yet (${at})`;
@@ -188,10 +190,10 @@ export function drawCompareVerdict() {
   setHidden($('compare-csv'), !on || !state.companion.rows.length);
   if (!on) return;
   const c = state.companion;
-  const mine = `γ = ${state.runCfg.gamma} (this run): ${answerText(state.rows, state.mainDone)}`;
+  const mine = `γ = ${state.runCfg.gamma} (this run): ${answerText(state.events, state.rows, state.mainDone)}`;
   const other = c.message
     ? `γ = ${state.page.compare}: ${c.message}`
-    : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.rows, c.done)}`;
+    : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.events, c.rows, c.done)}`;
   setText(el, `Held-out pair (4,3) — ${mine}; ${other}. The maps and the sentences under the charts describe this run.`);
 }
 

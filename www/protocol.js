@@ -2,7 +2,7 @@
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
 // rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
 // the rate, the runs table); a new worker when the engine in the old one failed.
-import { dropStep, heldoutAnswer, configQuery, rowsCsv, runHeadline, lmCourse, syntaxOnsets } from './pkg-view/plateau.js';
+import { configQuery, rowsCsv, runHeadline } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
 import { download } from './exports.js';
@@ -54,6 +54,7 @@ export function startRun(bytes) {
   recordRun();
   markPending(false);
   state.rows = [];
+  state.events = null;
   state.snaps = [];
   state.scrub = null;
   state.step = 0;
@@ -128,6 +129,8 @@ export function onMessage(e) {
       // instead of appending, so the page holds no more than the engine's bound.
       const resent = (mine, got) => got.length && mine.length && got[0].step <= mine[mine.length - 1].step;
       if (resent(state.rows, msg.rows)) state.rows = msg.rows; else state.rows.push(...msg.rows);
+      // The run's events in all its rows so far, found by the engine in the worker.
+      state.events = msg.events ?? null;
       if (resent(state.snaps, msg.snapshots)) { state.snaps = msg.snapshots; state.scrub = null; } else state.snaps.push(...msg.snapshots);
       state.step = msg.step;
       state.steps = msg.steps;
@@ -250,11 +253,11 @@ export function setSeeds(n) {
   scheduleDraw(true);
 }
 
-/** Chapter 1: when the drop (the engine's `dropStep`) first shows, remember the training time it
+/** Chapter 1: when the drop (the engine's event `drop`) first shows, remember the training time it
  * took and show it in the status line; `window.plateauDrop` holds it for the bench. */
 export function noteDrop() {
   if (state.dropAt || chapter() !== 1) return;
-  const step = dropStep(state.rows);
+  const step = state.events?.drop;
   if (step === undefined || step === null) return;
   const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
   state.dropAt = { step, seconds: ms / 1000 };
@@ -265,28 +268,28 @@ export function noteDrop() {
 }
 
 /** Chapter 2: the training time at which each row arrived, and at the end of the run the held-out
- * answer (the engine's `heldoutAnswer`) with the training time of the step since which it held:
+ * answer (the engine's events `{answer, step}`) with the training time of the step since which it held:
  * `window.plateauVerdict = {answer, step, seconds}` for the bench (time to verdict). */
 export function noteVerdict(rows, status) {
   if (chapter() !== 2) return;
   const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
   for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
   if (status !== 'finished') return;
-  const v = heldoutAnswer(state.rows);
+  const v = state.events;
   if (!v) return;
   const seconds = v.step === undefined || v.step === null ? null : state.rowSeconds.get(v.step) ?? null;
   window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
 }
 
 /** Chapter 4: the training time at which each row arrived, and when the collapse (hidden cosine
- * ≥ 0.9) and the recovery (fallen back by half its rise) of the engine's `lmCourse` first showed,
+ * ≥ 0.9) and the recovery (fallen back by half its rise) of the engine's events (its `Course`) first showed,
  * in the status line; `window.plateauLm = {collapsed, recovered}` (each `{step, seconds}` or null)
  * for the bench. @param {import('./state.js').Row[]} rows */
 export function noteCollapse(rows) {
   if (chapter() !== 4) return;
   const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
   for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  const c = lmCourse(state.rows);
+  const c = state.events;
   if (!c) return;
   const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
   window.plateauLm = { collapsed: at(c.collapsed), recovered: at(c.recovered) };
@@ -297,7 +300,7 @@ export function noteCollapse(rows) {
 }
 
 /** Chapter 3: the training time at which each row arrived, and the verb loss's drop and the
- * subject → verb head's onset as the engine's `syntaxOnsets` finds them in the rows so far (the
+ * subject → verb head's onset as the engine's events (its `Onsets`) find them in the rows so far (the
  * markers' steps: a later evaluation can move them, since the rule weighs the curve's own noise),
  * each with the training time at which its row arrived, in the status line;
  * `window.plateauSyntax = {drop, subject}` (each `{step, seconds}` or null) for the bench.
@@ -306,7 +309,7 @@ export function noteSyntax(rows) {
   if (chapter() !== 3) return;
   const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
   for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  const o = syntaxOnsets(state.rows);
+  const o = state.events ?? {};
   const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
   window.plateauSyntax = { drop: at(o.drop), subject: at(o.subject_onset) };
   const { drop, subject } = window.plateauSyntax;

@@ -23,7 +23,7 @@
  */
 
 /**
- * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[],
+ * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
  *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
  *   runDone: boolean, mainDone: boolean,
@@ -34,7 +34,7 @@
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null},
  *   workerRunning: boolean,
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
- *     cfg: Config | null, rows: Row[], step: number, done: boolean, message: string, seconds: Map<number, number>},
+ *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>},
  *   pinned: Pinned | null,
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
@@ -43,6 +43,7 @@ export const state = {
   cfg: null, // the config the next reset uses
   runCfg: null, // the config of the run on screen
   rows: [],
+  events: null, // the run's events in its rows so far (the engine's Events, sent with each chunk)
   snaps: [],
   omega: [],
   reference: null, // chapter 4's reference levels (the engine's lmReference), from the worker
@@ -70,7 +71,7 @@ export const state = {
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null }, // page-only URL keys
   // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
   workerRunning: false, // the run on screen's worker is training (see showRunning in www/protocol.js)
-  companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], step: 0, done: true, message: '', seconds: new Map() },
+  companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], events: null, step: 0, done: true, message: '', seconds: new Map() },
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
   dropAt: null, // chapter 1: when the drop first showed

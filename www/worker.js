@@ -26,7 +26,7 @@
 //   {type:'backend', run, backend, reason, params, omega, reference, race}   reference: chapter
 //                                      4's reference levels (lmReference), null in other chapters;
 //                                      race: {webgpu_ms, cpu_ms, cached} when a race decided
-//   {type:'chunk', run, step, steps, status, message, rows, snapshots}
+//   {type:'chunk', run, step, steps, status, message, rows, snapshots, events}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
 //   {type:'saved', run, bytes, step, experiment}   a model file of the run (Uint8Array)

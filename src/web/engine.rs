@@ -195,7 +195,8 @@ pub struct Session {
     backend: String,
 }
 
-/// What one chunk of training produced (rows and snapshots of the run's chapter).
+/// What one chunk of training produced (rows and snapshots of the run's chapter), with the run's
+/// events in every row recorded so far ([`crate::run::Events`]).
 #[derive(Serialize)]
 struct Chunk<'a, R, S> {
     step: usize,
@@ -204,6 +205,7 @@ struct Chunk<'a, R, S> {
     message: String,
     rows: &'a [R],
     snapshots: &'a [S],
+    events: crate::run::Events,
 }
 
 /// The rows and snapshots of `h` not sent yet, as a chunk; updates the sent counters.
@@ -211,12 +213,14 @@ fn chunk<R: Serialize, S: Serialize>(
     h: &crate::history::History<R, S>,
     sent: (&mut usize, &mut usize),
     head: (usize, usize, &'static str, String),
+    events: crate::run::Events,
 ) -> JsValue {
     // Thinning can shorten the lists; then resend from the start of what is kept.
     let rs = if *sent.0 > h.rows.len() { 0 } else { *sent.0 };
     let ss = if *sent.1 > h.snapshots.len() { 0 } else { *sent.1 };
     let (step, steps, status, message) = head;
-    let out = to_js(&Chunk { step, steps, status, message, rows: &h.rows[rs..], snapshots: &h.snapshots[ss..] });
+    let out =
+        to_js(&Chunk { step, steps, status, message, rows: &h.rows[rs..], snapshots: &h.snapshots[ss..], events });
     *sent.0 = h.rows.len();
     *sent.1 = h.snapshots.len();
     out
@@ -242,12 +246,13 @@ fn pending_chunk(i: &mut Inner) -> JsValue {
         Status::Diverged(m) => ("diverged", m.clone()),
     };
     let head = (i.trainer.step(), i.trainer.config().steps, status, message);
+    let events = i.trainer.events();
     let sent = (&mut i.sent_rows, &mut i.sent_snaps);
     match &i.trainer {
-        Run::Plateau(t) => chunk(&t.history, sent, head),
-        Run::Anchors(t) => chunk(&t.history, sent, head),
-        Run::Syntax(t) => chunk(&t.history, sent, head),
-        Run::Lm(t) => chunk(&t.history, sent, head),
+        Run::Plateau(t) => chunk(&t.history, sent, head, events),
+        Run::Anchors(t) => chunk(&t.history, sent, head, events),
+        Run::Syntax(t) => chunk(&t.history, sent, head, events),
+        Run::Lm(t) => chunk(&t.history, sent, head, events),
     }
 }
 
@@ -314,7 +319,7 @@ impl Session {
     }
 
     /// The rows and snapshots not sent yet, as a chunk `{step, steps, status, message, rows,
-    /// snapshots}`, without training (a loaded run's history).
+    /// snapshots, events}` ([`crate::run::Events`]), without training (a loaded run's history).
     pub fn flush(&self) -> Result<JsValue, JsValue> {
         let mut guard = self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
         Ok(pending_chunk(&mut guard))
@@ -348,7 +353,8 @@ impl Session {
 
     /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever
     /// comes first (at least one step). Resolves to `{step, steps, status, message, rows,
-    /// snapshots}` with the rows and snapshots recorded since the last call. Do not call other
+    /// snapshots, events}` with the rows and snapshots recorded since the last call and the run's
+    /// events in all its rows so far ([`crate::run::Events`]). Do not call other
     /// methods while the promise is pending.
     #[wasm_bindgen(js_name = runFor)]
     // The borrow is held across awaits on purpose: the worker never calls in while a chunk runs,

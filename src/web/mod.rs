@@ -123,33 +123,6 @@ pub fn config_from_query(query: &str) -> (RunConfig, Vec<String>) {
     (cfg, notices.into_iter().map(|e| e.to_string()).collect())
 }
 
-/// Chapter 4's course of a run from its rows (see [`crate::chapters::lm::summary::Course`]):
-/// `{init, peak: [value, step], collapsed, recovered, last: [value, step], …}` or `undefined`.
-#[wasm_bindgen(js_name = lmCourse)]
-pub fn lm_course(rows: JsValue) -> JsValue {
-    #[derive(Serialize)]
-    struct Out {
-        init: f64,
-        peak: (f64, usize),
-        collapsed: Option<usize>,
-        recovered: Option<usize>,
-        last: (f64, usize),
-        peak_repetition: (f64, usize),
-    }
-    let rows: Vec<crate::chapters::lm::LmRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
-    match crate::chapters::lm::summary::course(&rows) {
-        Some(c) => to_js(&Out {
-            init: c.init,
-            peak: c.peak,
-            collapsed: c.collapsed,
-            recovered: c.recovered,
-            last: c.last,
-            peak_repetition: c.peak_repetition,
-        }),
-        None => JsValue::UNDEFINED,
-    }
-}
-
 /// The live summary sentence of a curve (`points: [[step, value], …]`), see
 /// [`crate::report::series_summary`].
 #[wasm_bindgen(js_name = seriesSummary)]
@@ -257,22 +230,6 @@ pub fn rows_csv(config: JsValue, rows: JsValue) -> Result<String, JsValue> {
     by_chapter(config, Plain(rows))
 }
 
-/// The first recorded step with test accuracy ≥ 0.5 (the drop), or `undefined`.
-#[wasm_bindgen(js_name = dropStep)]
-pub fn drop_step(rows: JsValue) -> Option<usize> {
-    let rows: Vec<crate::chapters::plateau::MetricRow> = serde_wasm_bindgen::from_value(rows).ok()?;
-    crate::chapters::plateau::summary::first_step(&rows, |r| r.test_acc >= crate::chapters::plateau::summary::DROP_ACC)
-}
-
-/// Chapter 3's onsets from its rows: `{structure, drop}`, the steps of the steepest UAS rise and
-/// of the steepest held-out loss fall (each `undefined` when there is none), see
-/// [`crate::chapters::syntax::metrics::structure_onset`].
-#[wasm_bindgen(js_name = syntaxOnsets)]
-pub fn syntax_onsets(rows: JsValue) -> JsValue {
-    let rows: Vec<crate::chapters::syntax::SyntaxRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
-    to_js(&crate::chapters::syntax::onsets(&rows))
-}
-
 /// How chapter 3's charts name the measures of language `grammar` (`agreement`, `nested`,
 /// `nested-verbs`, `dyck`; another name reads as the default language):
 /// `{target, part, accuracy, pair, onset}` ([`crate::chapters::syntax::language::chart_words`]).
@@ -282,25 +239,6 @@ pub fn syntax_words(grammar: String) -> JsValue {
         crate::config::RunConfig::defaults(crate::config::Task::Syntax, crate::config::Preset::Interactive).grammar,
     );
     to_js(&crate::chapters::syntax::language::chart_words(g))
-}
-
-/// Chapter 2's held-out answer from its rows: `{answer, step}`, the answer of the last row
-/// (`"inferential"`, `"symmetric"` or `"neither"`, [`crate::chapters::anchors::summary::Answer::of`]) and the step
-/// since which it has held ([`crate::chapters::anchors::summary::answer_step`]; `undefined` for `"neither"`), or
-/// `undefined` without rows.
-#[wasm_bindgen(js_name = heldoutAnswer)]
-pub fn heldout_answer(rows: JsValue) -> JsValue {
-    let rows: Vec<crate::chapters::anchors::AnchorRow> = serde_wasm_bindgen::from_value(rows).unwrap_or_default();
-    let Some(last) = rows.last() else { return JsValue::UNDEFINED };
-    #[derive(serde::Serialize)]
-    struct Verdict {
-        answer: &'static str,
-        step: Option<usize>,
-    }
-    to_js(&Verdict {
-        answer: crate::chapters::anchors::summary::Answer::of(last.acc_inferential, last.acc_symmetric).name(),
-        step: crate::chapters::anchors::summary::answer_step(&rows),
-    })
 }
 
 /// One line with a run's key numbers from its rows (see [`crate::chapters::plateau::summary::headline_plateau`]

@@ -177,6 +177,22 @@ pub fn answer_step(rows: &[AnchorRow]) -> Option<usize> {
     Some(at)
 }
 
+/// Where a run stands on the held-out pair: the answer of its last evaluation and the step since
+/// which it has held ([`answer_step`]; `None` while the answer is neither).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Verdict {
+    /// `"inferential"`, `"symmetric"` or `"neither"` ([`Answer::name`]).
+    pub answer: &'static str,
+    /// The first evaluated step from which the answer stayed what it is.
+    pub step: Option<usize>,
+}
+
+/// The [`Verdict`] of recorded rows (`None` without rows).
+pub fn verdict(rows: &[AnchorRow]) -> Option<Verdict> {
+    let last = rows.last()?;
+    Some(Verdict { answer: Answer::of(last.acc_inferential, last.acc_symmetric).name(), step: answer_step(rows) })
+}
+
 /// The per-run table of chapter 2.
 pub fn anchors_table(runs: &[AnchorSummary]) -> String {
     let mut t = String::from(

@@ -15,7 +15,7 @@ pub const PYTHIA_INIT: (f64, f64) = (0.4, 0.65);
 pub const OLMO2: [(usize, f64); 2] = [(150, 0.93), (600, 0.43)];
 
 /// How the hidden-state similarity of the generations moved in a run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Course {
     /// `hidden_cos` of the first row (the model at initialization when it is step 0).
     pub init: f64,
@@ -350,6 +350,14 @@ mod tests {
         assert_eq!(c.last, (0.5, 32));
         assert_eq!(c.peak_repetition, (0.9, 4));
         assert_eq!(c.repetition, (0.1, 0.1));
+        // The fields the page reads from the events the worker sends.
+        let json = serde_json::to_value(crate::run::Events::Lm(Some(c.clone()))).unwrap();
+        assert_eq!((json["collapsed"].as_u64(), json["recovered"].as_u64()), (Some(2), Some(16)));
+        assert_eq!(
+            (json["init"].as_f64(), json["peak"][0].as_f64(), json["peak"][1].as_u64()),
+            (Some(0.3), Some(0.95), Some(4))
+        );
+        assert_eq!((json["last"][0].as_f64(), json["last"][1].as_u64()), (Some(0.5), Some(32)));
         assert_eq!(
             headline_lm(&rows).unwrap(),
             "hidden cosine 0.30 at step 0 → peak 0.95 at step 4 → 0.50 at step 32 (recovered by step 16); repetition peak 0.90 at step 4, 0.10 at step 32"

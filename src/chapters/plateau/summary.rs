@@ -229,6 +229,15 @@ mod tests {
     }
 
     #[test]
+    fn the_drop_event_is_the_first_row_at_half_test_accuracy() {
+        let rows = [row(0, 0.0, 0.1, 0.0), row(25, 0.49, 0.1, 0.0), row(50, 0.5, 0.1, 0.0), row(75, 0.3, 0.1, 0.0)];
+        let e = crate::run::Events::plateau(&rows);
+        assert_eq!(e, crate::run::Events::Plateau { drop: Some(50) });
+        assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"drop":50}"#, "the page reads `drop`");
+        assert_eq!(crate::run::Events::plateau(&rows[..2]), crate::run::Events::Plateau { drop: None });
+    }
+
+    #[test]
     fn summary_finds_drop_and_plateau_peaks() {
         let h = History {
             rows: vec![row(0, 0.0, 0.9, 0.1), row(10, 0.1, 0.7, 0.3), row(20, 0.6, 0.2, 0.8), row(30, 1.0, 0.95, 0.9)],

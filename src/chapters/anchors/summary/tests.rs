@@ -72,6 +72,15 @@ fn answer_step_is_where_the_final_answer_starts_to_hold() {
     assert_eq!(Answer::of(0.5, 0.0), Answer::Inferential, "0.5 counts");
     assert_eq!(Answer::of(0.49, 0.5), Answer::Symmetric);
     assert_eq!(Answer::of(f64::NAN, f64::NAN), Answer::Neither);
+    // The verdict the page marks and notes: the last row's answer since its settling step, as
+    // the JSON the worker sends (`{answer, step}`).
+    assert_eq!(verdict(&rows), Some(Verdict { answer: "inferential", step: Some(40) }));
+    assert_eq!(verdict(&rows[..4]), Some(Verdict { answer: "symmetric", step: Some(30) }));
+    assert_eq!(verdict(&rows[..2]), Some(Verdict { answer: "neither", step: None }));
+    assert_eq!(verdict(&[]), None);
+    let json = serde_json::to_string(&crate::run::Events::Anchors(verdict(&rows))).unwrap();
+    assert_eq!(json, r#"{"answer":"inferential","step":40}"#);
+    assert_eq!(serde_json::to_string(&crate::run::Events::Anchors(None)).unwrap(), "null");
 }
 
 #[test]
