@@ -186,6 +186,11 @@ fn bad_flags_are_refused_with_a_message() {
             "--stop-after \"0\": allowed a whole number from 1",
         ),
         (&["run", "--heads", "3", "--d-model", "64", "--out", "x.csv"], "heads dividing d-model (3 heads, d-model 64)"),
+        (&["reproduce", "--shard", "0/2"], "--shard \"0/2\": allowed i/N, this invocation's part i of N"),
+        (&["reproduce", "--shard", "3/2"], "--shard \"3/2\": allowed i/N"),
+        (&["reproduce", "--experiment", "syntax", "--shard", "half"], "--shard \"half\": allowed i/N"),
+        (&["reproduce", "--shard", "1/2", "--finished-only"], "run the command with --finished-only alone"),
+        (&["reproduce", "--preset", "paper", "--against-transcription", "--shard", "1/2"], "--shard is for the sweeps"),
         (&["fly"], "unknown command 'fly'"),
         (&[], "usage"),
     ];
@@ -312,6 +317,90 @@ fn reproduce_resume_reuses_only_identical_runs() {
     assert_eq!(table(&doc).len(), 1, "{doc}");
     assert!(doc.contains("**Unfinished sweep:** 1 of the 2 runs are finished; not finished: c = 10 seed 1."), "{doc}");
     assert!(doc.contains("this one trained nothing"), "{doc}");
+}
+
+/// Every cell of every table row but the last (*wall s*, each run's wall-clock time), with
+/// `dirs` replaced by `DIR`: what two sections of the same runs trained at different times share.
+fn without_wall_times(doc: &str, dirs: &[&std::path::Path]) -> String {
+    let mut doc = doc.to_string();
+    for d in dirs {
+        doc = doc.replace(d.to_str().unwrap(), "DIR");
+    }
+    doc.lines()
+        .map(|l| match l.strip_suffix(" |").and_then(|l| l.rsplit_once(" | ")) {
+            Some((cells, _wall)) if l.starts_with("| ") => format!("{cells} | · |"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `reproduce --shard i/N` splits a sweep between N invocations: each trains its share (runs i,
+/// i + N, … in the sweep's order) into the same layout and writes no section, and `--finished-only`
+/// then writes the section an unsharded invocation writes (the wall times aside), from the same
+/// CSVs byte for byte. Chapter 1's sweep and chapters 2 to 4's (chapter 2 here) each.
+#[test]
+fn reproduce_shards_merge_into_the_unsharded_section() {
+    let (_, anchors) = common::golden_runs().into_iter().find(|(n, _)| n.starts_with("anchors")).unwrap();
+    let anchor_flags: Vec<String> =
+        flags_of(&anchors).into_iter().filter(|f| f != "--experiment" && f != "anchors").collect();
+    let sweeps: [(&str, Vec<String>, [&str; 4]); 2] = [
+        (
+            "ch1",
+            ["--preset", "interactive", "--seeds", "0,1", "--cs", "10,2.5", "--steps", "6"].map(String::from).to_vec(),
+            [
+                "interactive-mws-c10-seed0.csv",
+                "interactive-mws-c10-seed1.csv",
+                "interactive-mws-c2.5-seed0.csv",
+                "interactive-mws-c2.5-seed1.csv",
+            ],
+        ),
+        (
+            "ch2",
+            ["--experiment", "anchors", "--gammas", "0.8,0.6", "--seeds", "0,1"]
+                .map(String::from)
+                .into_iter()
+                .chain(anchor_flags)
+                .collect(),
+            [
+                "interactive-anchors-transformer-g0.8-seed0.csv",
+                "interactive-anchors-transformer-g0.8-seed1.csv",
+                "interactive-anchors-transformer-g0.6-seed0.csv",
+                "interactive-anchors-transformer-g0.6-seed1.csv",
+            ],
+        ),
+    ];
+    for (name, sweep, files) in sweeps {
+        let run = |dir: &std::path::Path, md: &std::path::Path, extra: &[&str]| -> String {
+            let mut a: Vec<&str> = vec!["reproduce", "--quiet"];
+            a.extend(sweep.iter().map(String::as_str));
+            a.extend(["--csv-dir", dir.to_str().unwrap(), "--out", md.to_str().unwrap()]);
+            a.extend(extra);
+            let (code, _, err) = plateau(&a);
+            assert_eq!(code, 0, "{name} {extra:?}: {err}");
+            err
+        };
+        let (whole, whole_md) = (tmp(&format!("shard-{name}-whole")), tmp(&format!("shard-{name}-whole.md")));
+        let (parts, parts_md) = (tmp(&format!("shard-{name}-parts")), tmp(&format!("shard-{name}-parts.md")));
+        run(&whole, &whole_md, &[]);
+        let err = run(&parts, &parts_md, &["--shard", "1/2"]);
+        assert!(err.contains("shard 1/2: this invocation's share was 2 of the sweep's 4 runs"), "{name}: {err}");
+        assert!(!parts_md.exists(), "{name}: a shard writes no section");
+        let trained = files.map(|f| parts.join(f).exists());
+        assert_eq!(trained, [true, false, true, false], "{name}: shard 1/2 trains runs 1 and 3");
+        run(&parts, &parts_md, &["--shard", "2/2"]);
+        assert!(!parts_md.exists(), "{name}: a shard writes no section");
+        for f in files {
+            let read = |d: &std::path::Path| std::fs::read_to_string(d.join(f)).unwrap();
+            assert_eq!(read(&parts), read(&whole), "{name} {f}: the shard's run is the unsharded one");
+        }
+        run(&whole, &whole_md, &["--finished-only"]);
+        run(&parts, &parts_md, &["--finished-only"]);
+        let read = |md: &std::path::Path| std::fs::read_to_string(md).unwrap();
+        let (a, b) = (read(&whole_md), read(&parts_md));
+        assert!(a.lines().filter(|l| l.starts_with("| ")).count() >= 5, "{name}: a table of 4 runs\n{a}");
+        assert_eq!(without_wall_times(&a, &[&whole]), without_wall_times(&b, &[&parts]), "{name}");
+    }
 }
 
 /// A sweep stopped by `--stop-after` leaves a checkpoint; `--resume` continues it, and the run's

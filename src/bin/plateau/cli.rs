@@ -9,7 +9,7 @@
 //! plateau run --experiment syntax [--lambda L] [--lambda-from A] [--lambda-until B] [--seed S]
 //!             [--steps N] --out FILE.csv
 //! plateau reproduce [--preset paper|interactive] [--seeds 0,1,2] [--cs 0.5,1,2.5,10]
-//!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results]
+//!             [--resume | --finished-only] [--out REPRODUCTION.md] [--csv-dir results] [--shard i/N]
 //! plateau reproduce --experiment anchors [--gammas 0.3,0.4,0.5,0.6,0.7,0.8] [--seeds 0,1,2] [--fresh-seeds 3,4,5]
 //! plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]
 //! plateau reproduce --experiment anchors --learning-order [--factors a,b] [--finished-only]
@@ -78,7 +78,9 @@ const USAGE_HEAD: &str = "usage:
                         (--resume reuses runs an earlier invocation finished with the same config
                          and continues checkpointed ones, saved every K steps (default 25, 0: never);
                          --stop-after trains at most N steps, then checkpoints and writes the section;
-                         --finished-only writes the section from finished runs and trains nothing)
+                         --finished-only writes the section from finished runs and trains nothing;
+                         --shard i/N, on every sweep below too: train runs i, i+N, … of the sweep
+                         and write no section, then --finished-only merges the shards' runs)
   plateau reproduce --experiment anchors [--gammas 0.3,0.4,0.5,0.6,0.7,0.8] [--seeds 0,1,2] [--model M]
               [--finished-only] [--fresh-seeds 3,4,5]
                         (runs finished earlier with the same config are read back from --csv-dir;

@@ -40,6 +40,7 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "early-seeds",
             "early-dir",
             "early-transcription-dir",
+            "shard",
         ],
     )?;
     apply_max_memory(&flags)?;
@@ -64,7 +65,14 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             return Err(CliError(format!("--{f} is for the chapter 1 sweep")));
         }
     }
+    // `--shard` is checked before anything trains; the sweeps read it again where they train.
+    Shard::from_flags(&flags)?;
     if flags.get("against-transcription").is_some() {
+        if flags.get("shard").is_some() {
+            return Err(CliError(
+                "--shard is for the sweeps; --against-transcription trains its seeds in one invocation".into(),
+            ));
+        }
         return reproduce_seeds(&flags, args);
     }
     match flags.cfg.experiment {
@@ -98,8 +106,12 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
     let mut budget = stop_after_flag(&flags)?;
     let mut missing: Vec<String> = vec![];
     let mut diverged = 0;
+    let mut shard = Shard::from_flags(&flags)?;
     for &c in &cs {
         for &seed in &seeds {
+            if !my_turn(&mut shard) {
+                continue;
+            }
             let mut cfg = base.clone();
             cfg.set("c", &c.to_string())?;
             cfg.set("seed", &seed.to_string())?;
@@ -173,6 +185,9 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
                 std::fs::remove_dir_all(&ckpt_dir)?;
             }
         }
+    }
+    if let Some(s) = shard {
+        return Ok(s.finish());
     }
     let name = format!("chapter1-{}-{}", base.preset.name(), base.experiment.name());
     let cmd = format!("cargo run --release --bin plateau -- reproduce {}", args.join(" "));
@@ -407,6 +422,8 @@ pub(super) struct Resume {
     every: usize,
     resume: bool,
     budget: Option<usize>,
+    /// `--shard i/N`: the runs of this invocation's share ([`Shard`]).
+    pub(super) shard: Option<Shard>,
 }
 
 impl Resume {
@@ -414,7 +431,13 @@ impl Resume {
     pub(super) fn from_flags(flags: &Flags) -> Result<Resume, CliError> {
         let every = int_flag(flags, "checkpoint-every", 100, 0, MAX_STEPS)? as usize;
         let budget = stop_after_flag(flags)?;
-        Ok(Resume { every, resume: flags.get("resume").is_some(), budget })
+        Ok(Resume { every, resume: flags.get("resume").is_some(), budget, shard: Shard::from_flags(flags)? })
+    }
+
+    /// After a sharded invocation's share: its [`Shard::finish`], for the command to return
+    /// before it writes anything; `None` without `--shard`.
+    pub(super) fn sharded(&self) -> Option<ExitCode> {
+        self.shard.map(|s| s.finish())
     }
 
     /// What a reproduction with no finished run says: after `--stop-after` ran out, that the
@@ -433,8 +456,9 @@ impl Resume {
 
 /// One run of a reproduction, kept as `{stem}.csv` (its rows) and `{stem}.json` (config, backend,
 /// wall seconds): read back when finished with the same config and backend, else trained when
-/// `train` (an error if it diverges) — continued from `{stem}.ckpt/` with `--resume`, checkpointed
-/// as [`Resume`] says, `None` when `--stop-after` stopped it — else `None`.
+/// `train` and the run is this invocation's (`--shard`, [`Shard`]; an error if it diverges) —
+/// continued from `{stem}.ckpt/` with `--resume`, checkpointed as [`Resume`] says, `None` when
+/// `--stop-after` stopped it — else `None`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn kept_run<R>(
     kept: &Kept<R>,
@@ -447,10 +471,11 @@ pub(super) fn kept_run<R>(
     resume: &mut Resume,
 ) -> Result<Option<(Vec<R>, f64)>, CliError> {
     let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
+    let mine = my_turn(&mut resume.shard);
     if let Some(done) = finished_kept_run(kept, &csv, &meta, cfg, kind) {
         return Ok(Some(done));
     }
-    if !train || resume.budget == Some(0) {
+    if !train || !mine || resume.budget == Some(0) {
         return Ok(None);
     }
     let ckpt = format!("{stem}.ckpt");

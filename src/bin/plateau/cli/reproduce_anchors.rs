@@ -189,7 +189,11 @@ fn train_cells(
                     kind,
                 );
                 let run = match found {
-                    Some(done) => Some(done),
+                    Some(done) => {
+                        // Counted like any run of the sweep, so every shard splits the same list.
+                        my_turn(&mut resume.shard);
+                        Some(done)
+                    }
                     None => kept_run(
                         &ANCHOR_RUNS,
                         &cfg,
@@ -212,7 +216,7 @@ fn train_cells(
             }
         }
     }
-    if missing > 0 {
+    if missing > 0 && resume.shard.is_none() {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
     Ok((cells, missing))
@@ -234,6 +238,9 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     let configs: Vec<_> =
         ABLATION.iter().map(|&(slug, factor, base, extra)| (slug, factor, merged(base, extra))).collect();
     let (cells, _) = train_cells(flags, &configs, ablation_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
+    }
     // The page quotes what the longest runs of the interactive default show at large init.
     let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
     let long_paragraph = long.map(r::long_runs_paragraph);
@@ -308,6 +315,9 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
                 None => missing += 1,
             }
         }
+    }
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
     }
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
@@ -407,6 +417,9 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
         LEARNING_ORDER.iter().map(|&(slug, factor, changes)| (slug, factor, changes.to_vec())).collect();
     let (cells, _) =
         train_cells(flags, &configs, learning_order_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
+    }
     if cells.is_empty() {
         return resume.nothing_finished();
     }

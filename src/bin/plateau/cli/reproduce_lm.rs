@@ -32,6 +32,9 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
             None => missing += 1,
         }
     }
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
+    }
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }

@@ -80,11 +80,11 @@ fn syntax_cells(
     flags: &Flags,
     list: &[(&str, &str, &str, super::reproduce_anchors::Pairs)],
     kind: BackendKind,
+    resume: &mut Resume,
 ) -> Result<(Vec<plateau::chapters::syntax::summary::SearchCell>, usize), CliError> {
     use plateau::chapters::syntax::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
     let root = flags.get("csv-dir").unwrap_or("results");
-    let mut resume = Resume::from_flags(flags)?;
     let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "configs", "configuration", &list.iter().map(|a| a.0).collect::<Vec<_>>())?;
     let base = RunConfig::syntax_agreement(Preset::Interactive);
@@ -105,16 +105,7 @@ fn syntax_cells(
             cell.steps = cfg.steps;
             let stem = format!("{dir}/{slug}-seed{seed}");
             let label = format!("{slug} seed={seed}");
-            match kept_run(
-                &SYNTAX_RUNS,
-                &cfg,
-                &stem,
-                kind,
-                train_this,
-                flags.get("quiet").is_some(),
-                &label,
-                &mut resume,
-            )? {
+            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label, resume)? {
                 Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
                 None => missing += 1,
             }
@@ -123,7 +114,7 @@ fn syntax_cells(
             cells.push(cell);
         }
     }
-    if missing > 0 {
+    if missing > 0 && resume.shard.is_none() {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
     }
     Ok((cells, missing))
@@ -135,7 +126,11 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     use plateau::chapters::syntax::{metrics as m, summary as r};
     let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let kind = flags.backend()?;
-    let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind)?;
+    let mut resume = Resume::from_flags(flags)?;
+    let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind, &mut resume)?;
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
+    }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::design_page_paragraph(&cells);
     let body = format!(
@@ -178,7 +173,11 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     let kind = flags.backend()?;
     let list: Vec<(&str, &str, &str, super::reproduce_anchors::Pairs)> =
         SYNTAX_SEARCH.iter().map(|&(slug, name, changes)| (slug, name, "syntax-search", changes)).collect();
-    let (cells, _) = syntax_cells(flags, &list, kind)?;
+    let mut resume = Resume::from_flags(flags)?;
+    let (cells, _) = syntax_cells(flags, &list, kind, &mut resume)?;
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
+    }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::search_page_paragraph(&cells);
     let body = format!(
@@ -264,6 +263,9 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
                 None => missing += 1,
             }
         }
+    }
+    if let Some(code) = resume.sharded() {
+        return Ok(code);
     }
     if missing > 0 {
         eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");

@@ -156,3 +156,74 @@ pub(super) fn today() -> String {
     let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
     format!("{y:04}-{m:02}-{d:02}")
 }
+
+/// `--shard i/N`: this invocation is the i-th of N that split one sweep between them (the tasks
+/// of a Slurm job array, the jobs of GNU parallel): of the runs the sweep asks for, in its own
+/// order, it trains runs i, i + N, i + 2N, … into the same `--csv-dir` layout as an unsharded
+/// invocation, and writes no section. Once every shard has finished, the same command with
+/// `--finished-only` instead of `--shard` reads every run back and writes the section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shard {
+    index: usize,
+    count: usize,
+    /// How many runs the sweep has asked for so far.
+    asked: usize,
+}
+
+/// The largest N of `--shard i/N`.
+pub(super) const MAX_SHARDS: usize = 100_000;
+
+impl Shard {
+    /// `--shard i/N` (1 ≤ i ≤ N ≤ [`MAX_SHARDS`]), `None` when absent; refused beside
+    /// `--finished-only` (which merges the shards' runs and trains nothing).
+    pub(super) fn from_flags(flags: &Flags) -> Result<Option<Shard>, CliError> {
+        let Some(v) = flags.get("shard") else { return Ok(None) };
+        if flags.get("finished-only").is_some() {
+            return Err(CliError(
+                "--shard trains this invocation's share of the runs and --finished-only trains none: once every \
+                 shard has finished, run the command with --finished-only alone to write the section"
+                    .into(),
+            ));
+        }
+        let parsed = v
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.trim().parse::<usize>().ok()?, n.trim().parse::<usize>().ok()?)));
+        match parsed {
+            Some((index, count)) if (1..=MAX_SHARDS).contains(&count) && (1..=count).contains(&index) => {
+                Ok(Some(Shard { index, count, asked: 0 }))
+            }
+            _ => Err(CliError(format!(
+                "--shard {v:?}: allowed i/N, this invocation's part i of N (whole numbers, 1 ≤ i ≤ N ≤ {MAX_SHARDS}), e.g. 2/4"
+            ))),
+        }
+    }
+
+    /// Whether the sweep's next run is this shard's. Every run the sweep asks for counts,
+    /// finished or not, so the N invocations split one and the same list.
+    pub(super) fn turn(&mut self) -> bool {
+        let k = self.asked;
+        self.asked += 1;
+        k % self.count == self.index - 1
+    }
+
+    /// Ends a sharded invocation after its share: says what it covered and how to merge.
+    pub(super) fn finish(&self) -> ExitCode {
+        let mine = (self.asked + self.count - self.index) / self.count;
+        eprintln!(
+            "shard {}/{}: this invocation's share was {mine} of the sweep's {} runs (runs {}, {}, … in its order); \
+             it writes no section. Once every shard has finished, the same command with --finished-only instead of \
+             --shard writes the section from all the runs.",
+            self.index,
+            self.count,
+            self.asked,
+            self.index,
+            self.index + self.count
+        );
+        ExitCode::SUCCESS
+    }
+}
+
+/// Whether the sweep's next run is this invocation's to train: always without `--shard`.
+pub(super) fn my_turn(shard: &mut Option<Shard>) -> bool {
+    shard.as_mut().is_none_or(Shard::turn)
+}
