@@ -172,15 +172,6 @@ impl Task {
     pub fn parse(s: &str) -> Option<Task> {
         Task::all().into_iter().find(|t| t.name() == s)
     }
-    /// The chapter of the explorable this task belongs to (1 to 4).
-    pub fn chapter(self) -> u8 {
-        match self {
-            Task::Mws | Task::PrefixSum => 1,
-            Task::Anchors => 2,
-            Task::Syntax => 3,
-            Task::Lm => 4,
-        }
-    }
 }
 
 impl Attention {
@@ -211,6 +202,7 @@ impl Preset {
     }
 }
 
+pub mod chapters;
 mod memory;
 pub use memory::*;
 mod presets;

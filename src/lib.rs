@@ -45,6 +45,7 @@ pub mod seeds;
 pub mod tensor;
 #[cfg(feature = "engine")]
 pub mod train;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

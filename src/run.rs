@@ -2,13 +2,14 @@
 //! way: [`Run::new`] picks the chapter from `experiment`, [`Run::advance`] takes one step,
 //! [`Run::csv`] exports the chapter's CSV.
 
-use crate::chapters::anchors::{AnchorRow, AnchorTrainer};
-use crate::chapters::lm::{LmRow, LmTrainer};
-use crate::chapters::plateau::{MetricRow, PlateauTrainer};
-use crate::chapters::syntax::{SyntaxRow, SyntaxTrainer};
+use crate::chapters::anchors::AnchorTrainer;
+use crate::chapters::lm::LmTrainer;
+use crate::chapters::plateau::PlateauTrainer;
+use crate::chapters::syntax::SyntaxTrainer;
 use crate::config::{ConfigError, RunConfig, Task};
 use crate::history::{csv_lines, to_csv, Row};
 use crate::train::Status;
+use crate::view::View;
 use burn::tensor::Device;
 
 /// One training run of chapter 1 (moving-window sum / prefix sum), chapter 2 (anchors),
@@ -24,43 +25,9 @@ pub enum Run {
     Lm(Box<LmTrainer>),
 }
 
-/// A run's events so far: what the page marks on its charts and notes in its status line. The
-/// worker computes them once per chunk from the engine's own history and sends them with the
-/// chunk ([`Run::events`]), so the page never passes its rows back to find them. Serialized
-/// without a tag: the page knows its chapter.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(untagged)]
-pub enum Events {
-    /// Chapter 1: `{drop}`, the first recorded step with test accuracy ≥
-    /// [`crate::chapters::plateau::summary::DROP_ACC`].
-    Plateau {
-        /// The drop's step.
-        drop: Option<usize>,
-    },
-    /// Chapter 2: `{answer, step}` on the held-out pair ([`crate::chapters::anchors::summary::verdict`]).
-    Anchors(Option<crate::chapters::anchors::summary::Verdict>),
-    /// Chapter 3: the onsets ([`crate::chapters::syntax::onsets`]).
-    Syntax(crate::chapters::syntax::Onsets),
-    /// Chapter 4: the course of the hidden-state similarity ([`crate::chapters::lm::summary::course`]).
-    Lm(Option<crate::chapters::lm::summary::Course>),
-}
-
-impl Events {
-    /// The events of chapter 1's recorded rows.
-    pub fn plateau(rows: &[MetricRow]) -> Events {
-        use crate::chapters::plateau::summary::{first_step, DROP_ACC};
-        Events::Plateau { drop: first_step(rows, |r| r.test_acc >= DROP_ACC) }
-    }
-}
-
 /// The CSV columns of a run of `cfg`'s chapter (its row type's [`Row::columns`]).
 pub fn columns(cfg: &RunConfig) -> Vec<String> {
-    match cfg.experiment {
-        Task::Mws | Task::PrefixSum => MetricRow::columns(cfg),
-        Task::Anchors => AnchorRow::columns(cfg),
-        Task::Syntax => SyntaxRow::columns(cfg),
-        Task::Lm => LmRow::columns(cfg),
-    }
+    crate::with_rows!(cfg.experiment, R => R::columns(cfg))
 }
 
 /// `$body` with `$t` bound to the run's trainer, whichever chapter it is.
@@ -189,68 +156,19 @@ impl Run {
         each!(self, t => csv_lines(t.history.rows.get(from..).unwrap_or_default()))
     }
 
-    /// The run's events in the rows recorded so far ([`Events`]).
-    pub fn events(&self) -> Events {
-        match self {
-            Run::Plateau(t) => Events::plateau(&t.history.rows),
-            Run::Anchors(t) => Events::Anchors(crate::chapters::anchors::summary::verdict(&t.history.rows)),
-            Run::Syntax(t) => Events::Syntax(crate::chapters::syntax::onsets(&t.history.rows)),
-            Run::Lm(t) => Events::Lm(crate::chapters::lm::summary::course(&t.history.rows)),
-        }
-    }
-
-    /// The run's headline numbers for a seed summary ([`crate::seeds`]).
+    /// The run's headline numbers for a seed summary ([`View::measures`]).
     pub fn measures(&self) -> Vec<crate::seeds::Measure> {
-        match self {
-            Run::Plateau(t) => crate::seeds::plateau_measures(&t.history.rows),
-            Run::Anchors(t) => crate::seeds::anchors_measures(&t.history.rows),
-            Run::Syntax(t) => crate::seeds::syntax_measures(&t.history.rows),
-            Run::Lm(t) => crate::seeds::lm_measures(&t.history.rows),
-        }
+        each!(self, t => rows_of(t, View::measures))
     }
 
-    /// The latest training loss and the chapter's headline metric, named, for progress lines.
+    /// The latest training loss and the chapter's headline metric, named, for progress lines
+    /// ([`View::progress`]).
     pub fn progress(&self) -> (f64, &'static str, f64) {
-        match self {
-            Run::Plateau(t) => {
-                let r = t.history.rows.last();
-                (r.map_or(f64::NAN, |r| r.loss), "test_acc", r.map_or(f64::NAN, |r| r.test_acc))
-            }
-            Run::Anchors(t) => {
-                let r = t.history.rows.last();
-                (r.map_or(f64::NAN, |r| r.loss), "acc_heldout", r.map_or(f64::NAN, |r| r.acc_heldout))
-            }
-            Run::Syntax(t) => {
-                let r = t.history.rows.last();
-                (r.map_or(f64::NAN, |r| r.loss), "uas", r.map_or(f64::NAN, |r| r.uas))
-            }
-            Run::Lm(t) => {
-                let r = t.history.rows.last();
-                (r.map_or(f64::NAN, |r| r.loss), "hidden_cos", r.map_or(f64::NAN, |r| r.hidden_cos))
-            }
-        }
+        each!(self, t => rows_of(t, View::progress))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chapter_3_events_carry_the_onset_names_the_page_reads() {
-        let o = crate::chapters::syntax::Onsets {
-            structure: Some(450),
-            drop: Some(400),
-            heldout_drop: None,
-            uas_onset: Some(425),
-            number_drop: None,
-            subject_onset: Some(400),
-        };
-        let json = serde_json::to_value(Events::Syntax(o)).unwrap();
-        for (key, step) in
-            [("drop", Some(400)), ("subject_onset", Some(400)), ("structure", Some(450)), ("number_drop", None)]
-        {
-            assert_eq!(json[key].as_u64(), step, "{key} in {json}");
-        }
-    }
+/// `f` of the rows `t` has recorded so far.
+fn rows_of<C: crate::train::Chapter, T>(t: &crate::train::Trainer<C>, f: fn(&[C::Row]) -> T) -> T {
+    f(&t.history.rows)
 }

@@ -4,9 +4,6 @@
 //! The page's seed bands, `plateau run --seeds` and `plateau summarize` all use these functions,
 //! so the same runs give the same summary in both.
 
-use crate::chapters::{anchors::AnchorRow, plateau::MetricRow, syntax::SyntaxRow};
-use crate::config::Task;
-
 /// The median of `values` (finite ones only): the middle value of the sorted list, or the mean of
 /// the two middle values when their number is even; `None` when no value is finite.
 pub fn median(values: &[f64]) -> Option<f64> {
@@ -73,70 +70,11 @@ pub struct Measure {
     pub value: Value,
 }
 
-fn m(name: &'static str, value: Value) -> Measure {
-    Measure { name, value }
-}
-
-/// Chapter 1's headline numbers: the drop step (first evaluation with test accuracy ≥
-/// [`crate::chapters::plateau::summary::DROP_ACC`]), the final test accuracy, repetition and APM.
-pub fn plateau_measures(rows: &[MetricRow]) -> Vec<Measure> {
-    use crate::chapters::plateau::summary::{first_step, DROP_ACC};
-    let last = rows.last();
-    let at = |f: fn(&MetricRow) -> f64| Value::Number(last.map_or(f64::NAN, f));
-    vec![
-        m("drop step", Value::Step(first_step(rows, |r| r.test_acc >= DROP_ACC))),
-        m("final test accuracy", at(|r| r.test_acc)),
-        m("final repetition", at(|r| r.repetition)),
-        m("final APM", at(|r| r.apm)),
-    ]
-}
-
-/// Chapter 2's headline numbers: the held-out answer at the end and the step since which it held
-/// ([`crate::chapters::anchors::summary::answer_step`]), the most negative key order correlation,
-/// and the final seen-pair (reasoning) accuracy.
-pub fn anchors_measures(rows: &[AnchorRow]) -> Vec<Measure> {
-    use crate::chapters::anchors::summary::{answer_step, summarize_anchors, Answer};
-    let Some(last) = rows.last() else { return vec![] };
-    let s = summarize_anchors(rows, 0.0, 0, 0.0);
-    vec![
-        m("(4,3) answer", Value::Category(Answer::of(last.acc_inferential, last.acc_symmetric).name())),
-        m("answer settled at", Value::Step(answer_step(rows))),
-        m("most negative key order correlation", Value::Number(s.min_key_corr)),
-        m("final seen-pair accuracy", Value::Number(last.acc_reasoning)),
-    ]
-}
-
-/// Chapter 3's headline numbers: the verb-loss drop, the subject → verb and the non-adjacent
-/// structure onsets, the minimal-pair onset (the drop of the part of the verb's loss only the
-/// subject decides, [`crate::chapters::syntax::Onsets`]), the final minimal-pair accuracy and the
-/// largest subject → verb UAS.
-pub fn syntax_measures(rows: &[SyntaxRow]) -> Vec<Measure> {
-    let o = crate::chapters::syntax::onsets(rows);
-    let max_uas = rows.iter().map(|r| r.uas_subject).filter(|v| v.is_finite()).fold(f64::NAN, f64::max);
-    vec![
-        m("verb-loss drop", Value::Step(o.drop)),
-        m("subject→verb onset", Value::Step(o.subject_onset)),
-        m("non-adjacent onset", Value::Step(o.structure)),
-        m("minimal-pair onset", Value::Step(o.number_drop)),
-        m("final minimal-pair accuracy", Value::Number(rows.last().map_or(f64::NAN, |r| r.agreement_acc))),
-        m("max subject→verb UAS", Value::Number(max_uas)),
-    ]
-}
-
-/// Chapter 4's headline numbers ([`crate::chapters::lm::summary::Course`]): the hidden cosine at
-/// initialization, its peak and when, when it passed 0.9 and recovered, its last value, and the
-/// repetition peak.
-pub fn lm_measures(rows: &[crate::chapters::lm::LmRow]) -> Vec<Measure> {
-    let c = crate::chapters::lm::summary::course(rows);
-    let num = |f: fn(&crate::chapters::lm::summary::Course) -> f64| Value::Number(c.as_ref().map_or(f64::NAN, f));
-    vec![
-        m("hidden cosine at step 0", num(|c| c.init)),
-        m("peak hidden cosine", num(|c| c.peak.0)),
-        m("collapse (hidden cosine ≥ 0.9)", Value::Step(c.as_ref().and_then(|c| c.collapsed))),
-        m("recovery", Value::Step(c.as_ref().and_then(|c| c.recovered))),
-        m("final hidden cosine", num(|c| c.last.0)),
-        m("peak repetition", num(|c| c.peak_repetition.0)),
-    ]
+impl Measure {
+    /// The measure `name` with `value`.
+    pub fn new(name: &'static str, value: Value) -> Measure {
+        Measure { name, value }
+    }
 }
 
 /// A number as the summary writes it: steps whole, other values with two decimals.
@@ -151,7 +89,7 @@ fn fmt(v: f64, step: bool) -> String {
 /// The summary of one measure over the seeds, as a line: for a step, the median and range over the
 /// seeds where the event happened and in how many it did; for a number, the median and range; for
 /// a category, how many seeds gave each answer. `runs[i]` holds seed i's measures (the same names
-/// in the same order, as the `*_measures` functions give them).
+/// in the same order, as each chapter's [`crate::view::View::measures`] gives them).
 pub fn summary_lines(runs: &[Vec<Measure>]) -> Vec<String> {
     let n = runs.len();
     let Some(first) = runs.first() else { return vec![] };
@@ -234,52 +172,6 @@ pub fn split_by_seed(text: &str) -> Result<Vec<(Option<u64>, String)>, String> {
         part.push('\n');
     }
     Ok(parts)
-}
-
-/// Which chapter a metrics CSV belongs to, from its columns (each chapter's rows have columns the
-/// others lack): `Mws` stands for chapter 1.
-pub fn chapter_of_csv(text: &str) -> Option<Task> {
-    let header: Vec<&str> = text.lines().next()?.split(',').collect();
-    let has = |c: &str| header.contains(&c);
-    if has("uas_nonadjacent") {
-        Some(Task::Syntax)
-    } else if has("acc_inferential") {
-        Some(Task::Anchors)
-    } else if has("apm") {
-        Some(Task::Mws)
-    } else if has("top_share") {
-        Some(Task::Lm)
-    } else {
-        None
-    }
-}
-
-/// One run's headline numbers in a metrics CSV: its seed (when the CSV has a `seed` column) and
-/// its measures.
-pub type SeedMeasures = (Option<u64>, Vec<Measure>);
-
-/// `plateau summarize`'s work: each seed's headline numbers from a metrics CSV (one run, or
-/// several with a `seed` column) and the chapter they belong to.
-pub fn measures_from_csv(text: &str) -> Result<(Task, Vec<SeedMeasures>), String> {
-    use crate::history::from_csv;
-    let task = chapter_of_csv(text).ok_or(
-        "not a Plateau metrics CSV: its header has none of apm (chapter 1), acc_inferential (chapter 2), \
-         uas_nonadjacent (chapter 3), top_share (chapter 4)",
-    )?;
-    let mut out = vec![];
-    for (seed, part) in split_by_seed(text)? {
-        let measures = match task {
-            Task::Syntax => syntax_measures(&from_csv::<SyntaxRow>(&part)?),
-            Task::Anchors => anchors_measures(&from_csv::<AnchorRow>(&part)?),
-            Task::Lm => lm_measures(&from_csv::<crate::chapters::lm::LmRow>(&part)?),
-            _ => plateau_measures(&from_csv::<MetricRow>(&part)?),
-        };
-        if measures.is_empty() {
-            return Err(format!("seed {}: no rows", seed.map_or("–".into(), |s| s.to_string())));
-        }
-        out.push((seed, measures));
-    }
-    Ok((task, out))
 }
 
 /// The largest seed: the schema's `seed` range (a seed is a 32-bit value on the page).
@@ -519,9 +411,9 @@ mod tests {
     fn summary_lines_count_events_numbers_and_answers() {
         let run = |drop: Option<usize>, acc: f64, answer: &'static str| {
             vec![
-                m("drop step", Value::Step(drop)),
-                m("final acc", Value::Number(acc)),
-                m("answer", Value::Category(answer)),
+                Measure::new("drop step", Value::Step(drop)),
+                Measure::new("final acc", Value::Number(acc)),
+                Measure::new("answer", Value::Category(answer)),
             ]
         };
         let runs = vec![
@@ -556,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn csv_splits_by_seed_and_names_its_chapter() {
+    fn csv_splits_by_seed() {
         let text = "seed,step,apm\n1,0,0.5\n1,10,0.6\n0,0,0.4\n";
         let parts = split_by_seed(text).unwrap();
         assert_eq!(parts.len(), 2);
@@ -564,11 +456,5 @@ mod tests {
         assert_eq!(parts[1], (Some(0), "seed,step,apm\n0,0,0.4\n".to_string()));
         assert_eq!(split_by_seed("step,apm\n0,1\n").unwrap(), vec![(None, "step,apm\n0,1\n".to_string())]);
         assert!(split_by_seed("seed,step\nx,0\n").unwrap_err().contains("line 2"));
-        assert_eq!(chapter_of_csv(text), Some(Task::Mws));
-        assert_eq!(chapter_of_csv("step,acc_inferential\n"), Some(Task::Anchors));
-        assert_eq!(chapter_of_csv("step,uas_nonadjacent,acc_inferential\n"), Some(Task::Syntax));
-        assert_eq!(chapter_of_csv("step,loss,heldout_loss,repetition,hidden_cos,top_share\n"), Some(Task::Lm));
-        assert_eq!(chapter_of_csv("a,b\n"), None);
-        assert!(measures_from_csv("a,b\n1,2\n").unwrap_err().contains("not a Plateau metrics CSV"));
     }
 }

@@ -2,7 +2,7 @@
 // The page: boot (the engine, the URL, the controls, the worker) and the wiring of its buttons.
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
-import init, { paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
+import init, { chapterList, paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
 import { redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
@@ -88,6 +88,7 @@ async function boot() {
     showError(`The WebAssembly engine failed to load (${err.message || err}). This page needs a browser with WebAssembly support; try reloading.`);
     return;
   }
+  state.chapters = chapterList();
   state.schema = paramSchema();
   buildControls(state.schema, $('controls'), null);
   const params = new URLSearchParams(window.location.search);

@@ -19,6 +19,14 @@ import { chapter, chapterOf, send, state } from './state.js';
 export const thousands = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
+/** A run's chapter as the run table names it ("2 · init"), from the engine's chapter list.
+ * @param {string} experiment */
+function chapterLabel(experiment) {
+  const n = chapterOf(experiment);
+  const c = state.chapters.find((x) => x.number === n);
+  return c ? `${n} · ${c.label}` : String(n);
+}
+
 export function showChapter(n) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapter]'))) el.hidden = Number(el.dataset.chapter) !== n;
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
@@ -38,7 +46,7 @@ export function drawRuns() {
   const body = $('runs-body');
   body.replaceChildren(...state.runs.map((r) => {
     const tr = document.createElement('tr');
-    for (const text of [String(r.id), { 1: '1 · plateau', 2: '2 · init', 3: '3 · syntax', 4: '4 · text' }[chapterOf(r.cfg.experiment)], configQuery(r.cfg).replace(/^v=\d+&?/, '') || '(defaults)', r.headline || '–']) {
+    for (const text of [String(r.id), chapterLabel(r.cfg.experiment), configQuery(r.cfg).replace(/^v=\d+&?/, '') || '(defaults)', r.headline || '–']) {
       const td = document.createElement('td');
       td.textContent = text;
       tr.append(td);

@@ -23,7 +23,8 @@
  */
 
 /**
- * @type {{schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
+ * @type {{chapters: {number: number, alias: string, title: string, label: string, tasks: string[]}[],
+ *   schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
  *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
  *   runDone: boolean, mainDone: boolean,
@@ -39,6 +40,7 @@
  *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
  */
 export const state = {
+  chapters: [], // the engine's chapter list (chapterList()): number, alias, title, label, tasks
   schema: [], // the engine's parameter schema (paramSchema())
   cfg: null, // the config the next reset uses
   runCfg: null, // the config of the run on screen
@@ -78,8 +80,9 @@ export const state = {
   rowSeconds: new Map(), // chapters 2 and 4: training seconds at which each row's step arrived
 };
 
-/** The chapter of an experiment. @param {string} experiment @returns {number} */
-export const chapterOf = (experiment) => ({ anchors: 2, syntax: 3, lm: 4 }[experiment] || 1);
+/** The chapter of an experiment, from the engine's chapter list (`chapterList()`).
+ * @param {string} experiment @returns {number} */
+export const chapterOf = (experiment) => state.chapters.find((c) => c.tasks.includes(experiment))?.number ?? 1;
 
 /** The chapter on screen. */
 export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);

@@ -127,8 +127,8 @@ async fn read_watch(watch: Vec<Tensor<1>>) -> Vec<f64> {
 pub trait Chapter: Sized {
     /// The network.
     type Model: Module;
-    /// One metric row.
-    type Row: Clone + serde::Serialize + serde::de::DeserializeOwned;
+    /// One metric row, with its chapter's view of the rows ([`crate::view::View`]).
+    type Row: crate::view::View;
     /// One snapshot of the maps.
     type Snapshot: AtStep + Clone + serde::Serialize + serde::de::DeserializeOwned;
     /// What [`Chapter::forward`] hands to [`Chapter::evaluate`].

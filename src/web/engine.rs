@@ -196,25 +196,26 @@ pub struct Session {
 }
 
 /// What one chunk of training produced (rows and snapshots of the run's chapter), with the run's
-/// events in every row recorded so far ([`crate::run::Events`]).
+/// events in every row recorded so far ([`crate::view::View::events`]).
 #[derive(Serialize)]
-struct Chunk<'a, R, S> {
+struct Chunk<'a, R: crate::view::View, S> {
     step: usize,
     steps: usize,
     status: &'static str,
     message: String,
     rows: &'a [R],
     snapshots: &'a [S],
-    events: crate::run::Events,
+    events: R::Events,
 }
 
-/// The rows and snapshots of `h` not sent yet, as a chunk; updates the sent counters.
-fn chunk<R: Serialize, S: Serialize>(
+/// The rows and snapshots of `h` not sent yet, as a chunk with the run's events in all its rows
+/// ([`crate::view::View::events`]); updates the sent counters.
+fn chunk<R: crate::view::View, S: Serialize>(
     h: &crate::history::History<R, S>,
     sent: (&mut usize, &mut usize),
     head: (usize, usize, &'static str, String),
-    events: crate::run::Events,
 ) -> JsValue {
+    let events = R::events(&h.rows);
     // Thinning can shorten the lists; then resend from the start of what is kept.
     let rs = if *sent.0 > h.rows.len() { 0 } else { *sent.0 };
     let ss = if *sent.1 > h.snapshots.len() { 0 } else { *sent.1 };
@@ -246,13 +247,12 @@ fn pending_chunk(i: &mut Inner) -> JsValue {
         Status::Diverged(m) => ("diverged", m.clone()),
     };
     let head = (i.trainer.step(), i.trainer.config().steps, status, message);
-    let events = i.trainer.events();
     let sent = (&mut i.sent_rows, &mut i.sent_snaps);
     match &i.trainer {
-        Run::Plateau(t) => chunk(&t.history, sent, head, events),
-        Run::Anchors(t) => chunk(&t.history, sent, head, events),
-        Run::Syntax(t) => chunk(&t.history, sent, head, events),
-        Run::Lm(t) => chunk(&t.history, sent, head, events),
+        Run::Plateau(t) => chunk(&t.history, sent, head),
+        Run::Anchors(t) => chunk(&t.history, sent, head),
+        Run::Syntax(t) => chunk(&t.history, sent, head),
+        Run::Lm(t) => chunk(&t.history, sent, head),
     }
 }
 
@@ -319,7 +319,7 @@ impl Session {
     }
 
     /// The rows and snapshots not sent yet, as a chunk `{step, steps, status, message, rows,
-    /// snapshots, events}` ([`crate::run::Events`]), without training (a loaded run's history).
+    /// snapshots, events}` ([`crate::view::View::events`]), without training (a loaded run's history).
     pub fn flush(&self) -> Result<JsValue, JsValue> {
         let mut guard = self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
         Ok(pending_chunk(&mut guard))
@@ -354,7 +354,7 @@ impl Session {
     /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever
     /// comes first (at least one step). Resolves to `{step, steps, status, message, rows,
     /// snapshots, events}` with the rows and snapshots recorded since the last call and the run's
-    /// events in all its rows so far ([`crate::run::Events`]). Do not call other
+    /// events in all its rows so far ([`crate::view::View::events`]). Do not call other
     /// methods while the promise is pending.
     #[wasm_bindgen(js_name = runFor)]
     // The borrow is held across awaits on purpose: the worker never calls in while a chunk runs,

@@ -57,6 +57,14 @@ pub(crate) fn to_js<T: Serialize>(v: &T) -> JsValue {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
 
+/// The chapters of the explorable ([`crate::config::chapters::CHAPTERS`]): `[{number, alias,
+/// title, label, tasks}]`, `tasks` the `experiment` values of each, its default first. The page
+/// reads every chapter's number and name from it.
+#[wasm_bindgen(js_name = chapterList)]
+pub fn chapter_list() -> JsValue {
+    to_js(&crate::config::chapters::CHAPTERS)
+}
+
 /// The parameter schema the page builds its controls from: `[{key, doc, kind, min, max, log,
 /// choices, live, chapters, control}]`, `control` the page's control ([`crate::config::Control`])
 /// or null.
@@ -144,29 +152,12 @@ pub fn seed_band(runs: JsValue) -> JsValue {
 /// or rows that do not read.
 #[wasm_bindgen(js_name = seedsSummary)]
 pub fn seeds_summary(experiment: String, runs: JsValue) -> Option<String> {
-    use crate::config::Task;
-    let measures: Vec<Vec<crate::seeds::Measure>> = match Task::parse(&experiment)? {
-        Task::Mws | Task::PrefixSum => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
-            .ok()?
-            .iter()
-            .map(|r: &Vec<_>| crate::seeds::plateau_measures(r))
-            .collect(),
-        Task::Anchors => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
-            .ok()?
-            .iter()
-            .map(|r: &Vec<_>| crate::seeds::anchors_measures(r))
-            .collect(),
-        Task::Syntax => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
-            .ok()?
-            .iter()
-            .map(|r: &Vec<_>| crate::seeds::syntax_measures(r))
-            .collect(),
-        Task::Lm => serde_wasm_bindgen::from_value::<Vec<Vec<_>>>(runs)
-            .ok()?
-            .iter()
-            .map(|r: &Vec<_>| crate::seeds::lm_measures(r))
-            .collect(),
-    };
+    use crate::view::View;
+    let task = crate::config::Task::parse(&experiment)?;
+    let measures: Vec<Vec<crate::seeds::Measure>> = crate::with_rows!(task, R => {
+        let runs: Vec<Vec<R>> = serde_wasm_bindgen::from_value(runs).ok()?;
+        runs.iter().map(|r| R::measures(r)).collect()
+    });
     Some(crate::seeds::summary_sentence(&measures))
 }
 
@@ -177,14 +168,8 @@ trait WithRows {
 
 /// Reads `config` and calls `work` with the row type of its chapter.
 fn by_chapter(config: JsValue, work: impl WithRows) -> Result<String, JsValue> {
-    use crate::chapters::{anchors::AnchorRow, lm::LmRow, plateau::MetricRow, syntax::SyntaxRow};
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
-    match cfg.experiment.chapter() {
-        2 => work.with::<AnchorRow>(&cfg),
-        3 => work.with::<SyntaxRow>(&cfg),
-        4 => work.with::<LmRow>(&cfg),
-        _ => work.with::<MetricRow>(&cfg),
-    }
+    crate::with_rows!(cfg.experiment, R => work.with::<R>(&cfg))
 }
 
 /// One CSV of several seeds' rows of a run of `config` (`runs`: `[{seed, rows}, …]`), the `seed`
@@ -241,23 +226,12 @@ pub fn syntax_words(grammar: String) -> JsValue {
     to_js(&crate::chapters::syntax::language::chart_words(g))
 }
 
-/// One line with a run's key numbers from its rows (see [`crate::chapters::plateau::summary::headline_plateau`]
-/// and its siblings), or `undefined` when there are none.
+/// One line with a run's key numbers from its rows ([`crate::view::View::headline`] of its
+/// chapter), or `undefined` when there are none.
 #[wasm_bindgen(js_name = runHeadline)]
 pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
-    use crate::config::Task;
-    match Task::parse(&experiment)? {
-        Task::Mws | Task::PrefixSum => {
-            crate::chapters::plateau::summary::headline_plateau(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
-        }
-        Task::Anchors => {
-            crate::chapters::anchors::summary::headline_anchors(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
-        }
-        Task::Syntax => {
-            crate::chapters::syntax::summary::headline_syntax(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?)
-        }
-        Task::Lm => crate::chapters::lm::summary::headline_lm(&serde_wasm_bindgen::from_value::<Vec<_>>(rows).ok()?),
-    }
+    use crate::view::View;
+    crate::with_rows!(crate::config::Task::parse(&experiment)?, R => R::headline(&serde_wasm_bindgen::from_value::<Vec<R>>(rows).ok()?))
 }
 
 /// The URL query that reproduces a config (`v=3` and its non-default values).

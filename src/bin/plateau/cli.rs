@@ -529,7 +529,7 @@ fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
         return Err(CliError("summarize needs one FILE.csv (written by plateau run, with or without --seeds)".into()));
     };
     let text = std::fs::read_to_string(path).map_err(|e| CliError(format!("cannot read {path}: {e}")))?;
-    let (task, runs) = plateau::seeds::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
+    let (task, runs) = plateau::view::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
     println!("{path}: chapter {}, {} seed(s)", task.chapter(), runs.len());
     let measures: Vec<_> = runs.iter().map(|r| r.1.clone()).collect();
     for line in plateau::seeds::summary_lines(&measures) {

@@ -9,6 +9,7 @@ pub mod rows;
 pub mod summary;
 #[cfg(feature = "engine")]
 mod trainer;
+pub mod view;
 
 pub use rows::*;
 #[cfg(feature = "engine")]

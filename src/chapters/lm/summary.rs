@@ -351,7 +351,7 @@ mod tests {
         assert_eq!(c.peak_repetition, (0.9, 4));
         assert_eq!(c.repetition, (0.1, 0.1));
         // The fields the page reads from the events the worker sends.
-        let json = serde_json::to_value(crate::run::Events::Lm(Some(c.clone()))).unwrap();
+        let json = serde_json::to_value(<LmRow as crate::view::View>::events(&rows)).unwrap();
         assert_eq!((json["collapsed"].as_u64(), json["recovered"].as_u64()), (Some(2), Some(16)));
         assert_eq!(
             (json["init"].as_f64(), json["peak"][0].as_f64(), json["peak"][1].as_u64()),

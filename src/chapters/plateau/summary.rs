@@ -231,10 +231,12 @@ mod tests {
     #[test]
     fn the_drop_event_is_the_first_row_at_half_test_accuracy() {
         let rows = [row(0, 0.0, 0.1, 0.0), row(25, 0.49, 0.1, 0.0), row(50, 0.5, 0.1, 0.0), row(75, 0.3, 0.1, 0.0)];
-        let e = crate::run::Events::plateau(&rows);
-        assert_eq!(e, crate::run::Events::Plateau { drop: Some(50) });
+        use crate::chapters::plateau::view::Events;
+        use crate::view::View;
+        let e = MetricRow::events(&rows);
+        assert_eq!(e, Events { drop: Some(50) });
         assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"drop":50}"#, "the page reads `drop`");
-        assert_eq!(crate::run::Events::plateau(&rows[..2]), crate::run::Events::Plateau { drop: None });
+        assert_eq!(MetricRow::events(&rows[..2]), Events { drop: None });
     }
 
     #[test]

@@ -78,9 +78,10 @@ fn answer_step_is_where_the_final_answer_starts_to_hold() {
     assert_eq!(verdict(&rows[..4]), Some(Verdict { answer: "symmetric", step: Some(30) }));
     assert_eq!(verdict(&rows[..2]), Some(Verdict { answer: "neither", step: None }));
     assert_eq!(verdict(&[]), None);
-    let json = serde_json::to_string(&crate::run::Events::Anchors(verdict(&rows))).unwrap();
+    use crate::view::View;
+    let json = serde_json::to_string(&AnchorRow::events(&rows)).unwrap();
     assert_eq!(json, r#"{"answer":"inferential","step":40}"#);
-    assert_eq!(serde_json::to_string(&crate::run::Events::Anchors(None)).unwrap(), "null");
+    assert_eq!(serde_json::to_string(&AnchorRow::events(&[])).unwrap(), "null");
 }
 
 #[test]
