@@ -205,6 +205,8 @@ impl Preset {
 pub mod chapters;
 mod memory;
 pub use memory::*;
+mod page;
+pub use page::*;
 mod presets;
 mod schema;
 pub use schema::*;
@@ -296,20 +298,34 @@ fn default_log_evals() -> usize {
     1
 }
 
+/// Defaults of keys whose meaning a chapter's data fixes; the chapter's data module re-exports
+/// them under its own names (`config` imports nothing from the chapters, the chapters import
+/// `config`).
+pub mod defaults {
+    /// Chapter 2: the share of memory samples in the mixed task (`memory`).
+    pub const MEMORY_FRACTION: f64 = 0.5;
+    /// Chapter 2: tokens per sequence (`seq-len`).
+    pub const SEQ_LEN: usize = 9;
+    /// Chapter 2: facts per memory anchor (`memory-keys`): every key, 20..=99.
+    pub const MEMORY_KEYS: usize = 80;
+    /// Chapter 3: words per open class (`lexicon`), the full lexicon.
+    pub const FULL_LEXICON: usize = 10;
+}
+
 fn default_memory() -> f64 {
-    crate::chapters::anchors::data::MEMORY_FRACTION
+    defaults::MEMORY_FRACTION
 }
 
 fn default_lexicon() -> usize {
-    crate::chapters::syntax::data::FULL_LEXICON
+    defaults::FULL_LEXICON
 }
 
 fn default_memory_keys() -> usize {
-    crate::chapters::anchors::data::NUM_KEYS
+    defaults::MEMORY_KEYS
 }
 
 fn default_seq_len() -> usize {
-    crate::chapters::anchors::data::SEQ_LEN
+    defaults::SEQ_LEN
 }
 
 /// The learning rate at step `step` (0-based update index) with `warmup` steps of linear warm-up:

@@ -1,5 +1,7 @@
 //! Metric helpers every chapter shares, each with one rule: argmax (ties to the lowest index, as
-//! `torch.argmax` and `np.argmax`; NaN never wins) and the cosine of two vectors.
+//! `torch.argmax` and `np.argmax`; NaN never wins), the cosine of two vectors, the repetition
+//! frequency of generated sequences (chapters 1 and 4) and the batch mean of attention maps
+//! (chapters 1 and 2).
 
 /// The index of the largest score among `candidates` (`(index, score)` pairs, in index order):
 /// ties go to the first, NaN never wins, `None` when no candidate has a non-NaN score.
@@ -60,9 +62,46 @@ pub fn cosine_matrix(hidden: &[f32], t: usize, d: usize, from: usize, n: usize) 
     c
 }
 
+/// Repetition frequency: `mean_b (1/(n−1)) Σ_{j=1}^{n−1} 1[ŷ_{b,j} = ŷ_{b,j+1}]`, the share of
+/// adjacent generated pairs that repeat (`seqs: [batch, n]`). On uniformly random moving-window
+/// sums it is about 0.058.
+pub fn repetition_frequency(seqs: &[i64], n: usize) -> f64 {
+    let batch = seqs.len() / n;
+    let mut hits = 0usize;
+    for b in 0..batch {
+        let s = &seqs[b * n..(b + 1) * n];
+        hits += s.windows(2).filter(|w| w[0] == w[1]).count();
+    }
+    hits as f64 / (batch * (n - 1)) as f64
+}
+
+/// Batch mean of attention maps, `[batch, T, T]` → `[T, T]`.
+pub fn batch_mean_map(attn: &[f32], t: usize) -> Vec<f32> {
+    let batch = attn.len() / (t * t);
+    let mut out = vec![0.0f64; t * t];
+    for b in 0..batch {
+        for (o, &v) in out.iter_mut().zip(&attn[b * t * t..(b + 1) * t * t]) {
+            *o += v as f64;
+        }
+    }
+    out.into_iter().map(|v| (v / batch as f64) as f32).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repetition_by_hand() {
+        // [5 5 5 2]: 2 of 3 pairs repeat; [1 2 1 2]: none.
+        assert!((repetition_frequency(&[5, 5, 5, 2, 1, 2, 1, 2], 4) - 2.0 / 6.0).abs() < 1e-12);
+        assert_eq!(repetition_frequency(&[7; 16], 16), 1.0);
+    }
+
+    #[test]
+    fn batch_mean_map_by_hand() {
+        assert_eq!(batch_mean_map(&[1.0, 2.0, 3.0, 4.0, 3.0, 2.0, 1.0, 0.0], 2), vec![2.0, 2.0, 2.0, 2.0]);
+    }
 
     #[test]
     fn argmax_breaks_ties_low_and_skips_nan() {

@@ -44,3 +44,10 @@ pub async fn read_i64<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
 pub fn int_tensor(values: Vec<i64>, rows: usize, cols: usize, device: &Device) -> Tensor<2, Int> {
     Tensor::from_data(TensorData::new(values, [rows, cols]), device)
 }
+
+/// Mean next-token cross-entropy of `logits: [b, t, v]` against `targets: [b, t]` (in the graph).
+pub fn cross_entropy(logits: Tensor<3>, targets: Tensor<2, Int>) -> Tensor<1> {
+    let logp = burn::tensor::activation::log_softmax(logits, 2); // [b, t, v]
+    let picked = logp.gather(2, targets.unsqueeze_dim::<3>(2)); // [b, t, 1]
+    picked.mean().neg()
+}

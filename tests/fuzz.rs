@@ -247,7 +247,7 @@ fn three_hundred_and_twenty_cli_flag_sets_run_as_processes_do_what_the_library_s
                 let keys = with_tail.iter().filter(|(k, _)| k != "preset").map(|(k, v)| (k.as_str(), v.as_str()));
                 match cfg.set_all(keys) {
                     Err(e) => Err(format!("--{}", e.key)),
-                    Ok(()) => match cfg.check_memory(BUDGET_GB * 1e9) {
+                    Ok(()) => match cfg.check_memory(plateau::chapters::shape(&cfg), BUDGET_GB * 1e9) {
                         Err(_) => Err("memory".to_string()),
                         Ok(()) => Ok(cfg),
                     },

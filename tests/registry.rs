@@ -4,10 +4,11 @@
 //! back the same way from the engine and from its CSV; the page's chapter buttons and
 //! `<plateau-figure>`'s chapter names are the registry's.
 
+use plateau::chapters::{chapter_of_csv, measures_from_csv};
 use plateau::config::chapters::CHAPTERS;
 use plateau::config::Task;
 use plateau::run::Run;
-use plateau::view::{chapter_of_csv, measures_from_csv, View};
+use plateau::view::View;
 
 mod common;
 
@@ -26,6 +27,35 @@ fn the_registry_numbers_every_task_once_in_page_order() {
     let mut aliases: Vec<&str> = CHAPTERS.iter().map(|c| c.alias).collect();
     aliases.dedup();
     assert_eq!(aliases.len(), CHAPTERS.len());
+}
+
+/// Every preset of every chapter fits a 1 GB budget; each chapter's model shape is its own.
+#[test]
+fn every_chapters_presets_fit_the_memory_budget() {
+    use plateau::config::{Preset, RunConfig, Shape};
+    for c in CHAPTERS {
+        for &task in c.tasks {
+            for preset in [Preset::Interactive, Preset::Paper] {
+                let cfg = RunConfig::defaults(task, preset);
+                let shape = plateau::chapters::shape(&cfg);
+                assert!(
+                    cfg.check_memory(shape, 1e9).is_ok(),
+                    "{task:?} {preset:?}: {:.2} GB",
+                    cfg.memory_estimate(shape) / 1e9
+                );
+            }
+        }
+    }
+    // The shapes the memory estimate's doc comment names.
+    let shape = |task, preset| plateau::chapters::shape(&RunConfig::defaults(task, preset));
+    assert_eq!(shape(Task::Mws, Preset::Paper), Shape { positions: 32, vocab: 18 });
+    assert_eq!(shape(Task::Anchors, Preset::Interactive).vocab, 100);
+    assert_eq!(shape(Task::Syntax, Preset::Interactive), Shape { positions: 24, vocab: 44 }, "nested");
+    assert_eq!(
+        plateau::chapters::shape(&RunConfig::syntax_agreement(Preset::Interactive)),
+        Shape { positions: 20, vocab: 65 }
+    );
+    assert_eq!(shape(Task::Lm, Preset::Interactive), Shape { positions: 32, vocab: 1024 });
 }
 
 /// Every chapter's golden run (a few steps of its interactive default) trained through `Run`: its

@@ -2,7 +2,7 @@
 // The page: boot (the engine, the URL, the controls, the worker) and the wiring of its buttons.
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
-import init, { chapterList, paramSchema, parseQuery, runHeadline } from './pkg-view/plateau.js';
+import init, { chapterList, editConfig, paramSchema, parsePage, parseQuery, runHeadline } from './pkg-view/plateau.js';
 import { redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
@@ -10,8 +10,8 @@ import { download, wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, chartIds } from './pageflags.js';
 import { setSeeds, startRun, startWorker, updateRate } from './protocol.js';
-import { MAX_SEEDS, seedsCsvText } from './seeds.js';
-import { companionCsv, readCompare, setCompare, showCompare } from './compare.js';
+import { seedsCsvText } from './seeds.js';
+import { companionCsv, setCompare, showCompare } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
 
 window.addEventListener('error', (e) => showError(`Something went wrong: ${e.message}`));
@@ -29,8 +29,7 @@ function wireControls() {
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) {
     b.addEventListener('click', () => {
       if (chapterOf(b.dataset.experiment) === chapter() && state.runCfg) return;
-      const parsed = parseQuery(`experiment=${b.dataset.experiment}&seed=${state.cfg.seed}&preset=${state.cfg.preset}`);
-      state.cfg = parsed.config;
+      state.cfg = editConfig(state.cfg, 'experiment', b.dataset.experiment ?? '').config;
       setControls(state.cfg);
       startRun();
     });
@@ -91,51 +90,17 @@ async function boot() {
   state.chapters = chapterList();
   state.schema = paramSchema();
   buildControls(state.schema, $('controls'), null);
-  const params = new URLSearchParams(window.location.search);
-  const backend = params.get('backend');
-  if (backend !== null) {
-    if (backend === 'webgpu' || backend === 'cpu' || backend === 'race') state.backendOverride = backend;
-    else notice(`Unknown backend "${backend}" in the URL (allowed: webgpu, cpu, race); choosing automatically.`);
-  }
   const parsed = parseQuery(window.location.search);
   parsed.notices.forEach(notice);
-  const list = (v) => (v || '').split(',').map((x) => x.trim()).filter(Boolean);
-  const hideOk = ['prose', 'nav', 'controls', 'status', 'maps'];
-  for (const h of list(params.get('hide'))) {
-    if (hideOk.includes(h)) state.page.hide.push(h);
-    else notice(`Unknown value "${h}" in hide= (allowed: ${hideOk.join(', ')}); ignored.`);
-  }
-  if (params.has('controls')) {
-    const ids = [...document.querySelectorAll('#controls .control input, #controls .control select')].map((el) => el.id);
-    state.page.controls = list(params.get('controls')).filter((c) => {
-      if (ids.includes(c)) return true;
-      notice(`Unknown control "${c}" in controls= (allowed: ${ids.join(', ')}); ignored.`);
-      return false;
-    });
-  }
-  if (params.has('autoplay')) {
-    const a = params.get('autoplay');
-    if (a === '0' || a === '1') state.page.autoplay = a === '1';
-    else notice(`Invalid autoplay="${a}" (allowed: 0, 1); playing.`);
-  }
-  if (params.has('only')) {
-    const known = chartIds();
-    state.page.only = list(params.get('only')).filter((c) => {
-      if (known.some((k) => k.id === c)) return true;
-      notice(`Unknown chart "${c}" in only= (allowed: ${known.map((k) => k.id).join(', ')}); ignored.`);
-      return false;
-    });
-    if (!state.page.only.length) state.page.only = null;
-  }
-  if (params.has('seeds')) {
-    const v = params.get('seeds');
-    const n = /^[0-9]+$/.test(v) ? Number(v) : NaN;
-    if (n >= 1 && n <= MAX_SEEDS) state.page.seeds = n;
-    else notice(`Invalid seeds="${v}" (allowed: 1 to ${MAX_SEEDS}); training one seed.`);
-  }
+  // The page's own keys (backend, hide, controls, autoplay, only, seeds, compare): read by the
+  // engine's table of them (config::PAGE_KEYS), with the controls and charts this page has.
+  const controlIds = [...document.querySelectorAll('#controls .control input, #controls .control select')].map((el) => el.id);
+  const page = parsePage(window.location.search, controlIds, [...new Set(chartIds().map((c) => c.id))]);
+  page.notices.forEach(notice);
+  const { backend, ...flags } = page.flags;
+  state.backendOverride = backend;
+  state.page = flags;
   field('seeds').value = String(state.page.seeds);
-  const gamma = state.schema.find((p) => p.key === 'gamma');
-  state.page.compare = readCompare(params, { min: gamma.min, max: gamma.max });
   showCompare();
   state.cfg = parsed.config;
   applyPageFlags();

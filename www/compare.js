@@ -14,25 +14,6 @@ import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { state } from './state.js';
 
-/** The γ values the Compare control offers (the γ sweep of REPRODUCTION.md). */
-export const COMPARE_GAMMAS = ['0.3', '0.4', '0.5', '0.6', '0.7', '0.8'];
-
-/** The companion's γ when the URL names none: the large init of chapter 2's default contrast
- * (symmetric in 4 of 6 runs of the γ sweep, against 0.7's inferential in 6 of 6). */
-export const DEFAULT_COMPARE = 0.4;
-
-/** Reads `compare=` (a γ in the schema's range, or `off`); a link of URL version 1 predates the
- * compare view and trains alone. @param {URLSearchParams} params @param {{min: number, max: number}} range */
-export function readCompare(params, range) {
-  if (!params.has('compare')) return params.get('v') === '1' ? null : DEFAULT_COMPARE;
-  const v = params.get('compare');
-  if (v === 'off') return null;
-  const g = /^[0-9]*\.?[0-9]+$/.test(v) ? Number(v) : NaN;
-  if (g >= range.min && g <= range.max) return g;
-  notice(`Invalid compare="${v}" (allowed: off, or a γ from ${range.min} to ${range.max}); comparing with γ = ${DEFAULT_COMPARE}.`);
-  return DEFAULT_COMPARE;
-}
-
 /** Whether the run on screen has a companion: chapter 2, compare on, another γ. */
 export const compareWanted = () => !!state.runCfg && state.runCfg.experiment === 'anchors'
   && state.page.compare !== null && state.page.compare !== state.runCfg.gamma;

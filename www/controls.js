@@ -2,10 +2,10 @@
 // The parameter controls, built from the engine's schema (`paramSchema()`, the `control` entries
 // of `config::PARAMS`): label, help, widget, chapters, range, scale and whether a change applies
 // live all come from that one table, so a control's range is always its key's range. Values go
-// through the engine (`parseQuery`) before they are kept: a value the engine rejects never stays
+// through the engine (`editConfig`) before they are kept: a value the engine rejects never stays
 // in the page or the URL; the engine's safe value is shown instead, with its notice.
 
-import { parseQuery, configQuery } from './pkg-view/plateau.js';
+import { editConfig } from './pkg-view/plateau.js';
 import { $, notice } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { chapterOf, send, state } from './state.js';
@@ -164,42 +164,40 @@ export function setControls(cfg) {
 }
 
 /**
- * A control moved: the engine validates the new value in the context of the whole config (a
- * value it rejects is replaced by its safe value, with a notice), the control shows the value
- * kept, and it applies live or marks Reset pending, as the schema says.
+ * A control moved: the engine sets the new value in the context of the whole config, in one call
+ * (`editConfig`: a value it rejects is replaced by its safe value, with a notice; a preset keeps
+ * only the chapter and the seed), the control shows the value kept, and it applies live or marks
+ * Reset pending, as the schema says. @param {Param} p
  */
 export function changeParam(p) {
-  const raw = readControl(p);
+  const edited = editConfig(state.cfg, p.key, readControl(p));
+  edited.notices.forEach(notice);
+  state.cfg = edited.config;
   if (p.key === 'preset') {
-    // A preset replaces every default: keep only the chapter and the seed.
-    const parsed = parseQuery(`preset=${encodeURIComponent(raw)}&experiment=${state.cfg.experiment}&seed=${state.cfg.seed}`);
-    parsed.notices.forEach(notice);
-    state.cfg = parsed.config;
     setControls(state.cfg);
-    markPending(true);
+    markPending(true, edited.query);
     return;
   }
-  const others = configQuery(state.cfg).split('&').filter((kv) => kv && !kv.startsWith(`${p.key}=`));
-  const parsed = parseQuery([...others, `${p.key}=${encodeURIComponent(raw)}`].join('&'));
-  parsed.notices.forEach(notice);
-  const value = parsed.config[p.key];
+  const value = state.cfg[p.key];
   setControl(p, value);
-  if (p.live) setLive(p.key, value);
-  else {
-    state.cfg[p.key] = value;
-    markPending(true);
-  }
+  if (p.live) setLive(p.key, value, edited.query);
+  else markPending(true, edited.query);
 }
 
-export function markPending(on) {
+/** Marks Reset as pending (or not); when on, the address bar takes the next reset's config
+ * (`query`: the engine's query of `state.cfg`, when the caller has it).
+ * @param {boolean} on @param {string} [query] */
+export function markPending(on, query) {
   $('reset').classList.toggle('pending', on);
   $('reset').textContent = on ? 'Reset to apply' : 'Reset';
-  if (on) syncUrl();
+  if (on) syncUrl(query);
 }
 
-export function setLive(key, value) {
+/** A live key's new value goes to the run on screen (and its worker) as well as the next reset's
+ * config. @param {string} key @param {unknown} value @param {string} [query] */
+export function setLive(key, value, query) {
   state.cfg[key] = value;
   if (state.runCfg) state.runCfg[key] = value;
   send({ type: 'set', key, value: String(value) });
-  syncUrl();
+  syncUrl(query);
 }

@@ -1,8 +1,8 @@
 // @ts-check
-// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`, `compare`) and the address
-// bar, which always holds the engine's query of the next reset's config plus these keys.
-import { configQuery } from './pkg-view/plateau.js';
-import { DEFAULT_COMPARE } from './compare.js';
+// The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`, `compare`:
+// the engine's table of them, config::PAGE_KEYS, reads and writes them) and the address bar, which
+// always holds the engine's query of the next reset's config plus these keys.
+import { configQuery, pageQuery as pageKeys } from './pkg-view/plateau.js';
 import { CHARTS } from './charts.js';
 import { notice } from './dom.js';
 import { chapterOf, state } from './state.js';
@@ -20,17 +20,10 @@ export function chartIds() {
   ];
 }
 
-/** The page-only keys to keep in the URL (see config::PAGE_KEYS). */
+/** The page-only keys to keep in the URL, as the engine writes them (config::PAGE_KEYS).
+ * @returns {string[]} */
 export function pageQuery() {
-  const out = [];
-  if (state.backendOverride) out.push(`backend=${state.backendOverride}`);
-  if (state.page.hide.length) out.push(`hide=${state.page.hide.join(',')}`);
-  if (state.page.controls) out.push(`controls=${state.page.controls.join(',')}`);
-  if (!state.page.autoplay) out.push('autoplay=0');
-  if (state.page.only) out.push(`only=${state.page.only.join(',')}`);
-  if (state.page.seeds > 1) out.push(`seeds=${state.page.seeds}`);
-  if (state.page.compare !== DEFAULT_COMPARE) out.push(`compare=${state.page.compare === null ? 'off' : state.page.compare}`);
-  return out;
+  return pageKeys({ ...state.page, backend: state.backendOverride });
 }
 
 /** The query that reproduces the configuration on screen (written by the engine). */
@@ -38,10 +31,12 @@ export function shareQuery(cfg) {
   return [configQuery(cfg), ...pageQuery()].join('&');
 }
 
-/** Writes the configuration of the next reset into the address bar (no reload, no history entry). */
-export function syncUrl() {
+/** Writes the configuration of the next reset into the address bar (no reload, no history
+ * entry); `query`, when given, is the engine's query of `state.cfg` (from `editConfig`).
+ * @param {string} [query] */
+export function syncUrl(query) {
   try {
-    window.history.replaceState(null, '', `${window.location.pathname}?${shareQuery(state.cfg)}`);
+    window.history.replaceState(null, '', `${window.location.pathname}?${[query ?? configQuery(state.cfg), ...pageQuery()].join('&')}`);
   } catch (err) { /* a sandboxed frame may refuse; the page works without it */ }
 }
 

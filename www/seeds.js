@@ -10,7 +10,6 @@ import { $, setHidden, setText } from './dom.js';
 import { state } from './state.js';
 
 /** The largest number of seeds the control and `seeds=` accept. */
-export const MAX_SEEDS = 8;
 
 /** The seeds trained beside the run on screen's seed `seed`: the next `n − 1` (mod 2³²). @param {number} seed @param {number} n */
 export function bandSeeds(seed, n) {

@@ -27,14 +27,24 @@ pub fn set_memory_limit(bytes: f64) {
     MEMORY_LIMIT.store(bytes.to_bits(), std::sync::atomic::Ordering::Relaxed);
 }
 
+/// A model's shape as the memory estimate needs it: the positions the model reads and its
+/// vocabulary. Each chapter gives its own for a config (`crate::view::View::shape`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The sequence length `T` the model reads.
+    pub positions: usize,
+    /// The vocabulary (the embedding's rows and the output's width).
+    pub vocab: usize,
+}
+
 impl RunConfig {
     /// [`RunConfig::validate`], then the memory budget ([`RunConfig::check_memory`] against
-    /// [`memory_limit`]). Every trainer calls it before it allocates anything, so the CLI, the
-    /// page, the custom element and *Load config JSON* all refuse a configuration that would not
-    /// fit, with a message, instead of crashing.
-    pub fn validate_for_training(&self) -> Result<(), ConfigError> {
+    /// [`memory_limit`]) for a model of `shape`. Every trainer calls it before it allocates
+    /// anything, so the CLI, the page, the custom element and *Load config JSON* all refuse a
+    /// configuration that would not fit, with a message, instead of crashing.
+    pub fn validate_for_training(&self, shape: Shape) -> Result<(), ConfigError> {
         self.validate()?;
-        self.check_memory(memory_limit())
+        self.check_memory(shape, memory_limit())
     }
 
     /// An estimate of the memory one training step needs, in bytes, with each key's share: the
@@ -42,22 +52,11 @@ impl RunConfig {
     /// backward pass keeps (per layer and token `12·d_model + 3·d_ff` floats, plus
     /// `3·heads·T` for the attention scores, their softmax and gradient), the logits three times
     /// (`T·vocab` per sample), and one evaluation forward (`eval_batch · T · (4·d_model + d_ff +
-    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's (chapter 1: `2n`, the positions the model
+    /// vocab)`); 4 bytes a float. `T` and the vocabulary are the chapter's `shape` (chapter 1: `2n`, the positions the model
     /// reads, and 18; chapter 2: `seq-len` and 100; chapter 3: the grammar's, 20 and 65 for agreement, 24 and 44 for nested; chapter 4: 32 and 1024). It is meant to be within a
     /// small factor of the truth, to refuse configurations that cannot fit, not to predict usage.
-    pub fn memory_estimate(&self) -> f64 {
-        let (t, v) = match self.experiment {
-            Task::Mws | Task::PrefixSum => {
-                use crate::chapters::plateau::data::{input_positions, VOCAB};
-                (input_positions(self.n) as f64, VOCAB as f64)
-            }
-            Task::Anchors => (self.seq_len as f64, crate::chapters::anchors::data::VOCAB as f64),
-            Task::Syntax => {
-                use crate::chapters::syntax::language::{max_len, vocab_size};
-                (max_len(self.grammar) as f64, vocab_size(self.grammar) as f64)
-            }
-            Task::Lm => (crate::chapters::lm::corpus::CONTEXT as f64, crate::chapters::lm::corpus::VOCAB as f64),
-        };
+    pub fn memory_estimate(&self, shape: Shape) -> f64 {
+        let (t, v) = (shape.positions as f64, shape.vocab as f64);
         let (d, ff, l, h) = (self.d_model as f64, self.d_ff as f64, self.layers as f64, self.heads as f64);
         let (b, eb) = (self.batch as f64, self.eval_batch as f64);
         let params = 2.0 * v * d + t * d + l * (4.0 * d * d + 2.0 * d * ff + 10.0 * d + ff) + 2.0 * d;
@@ -66,11 +65,11 @@ impl RunConfig {
         4.0 * (4.0 * params + activations + eval)
     }
 
-    /// Refuses a configuration whose [`RunConfig::memory_estimate`] is over `limit` bytes, with a
-    /// message that gives both figures and names the keys that make it large (those above their
-    /// chapter's interactive default).
-    pub fn check_memory(&self, limit: f64) -> Result<(), ConfigError> {
-        let need = self.memory_estimate();
+    /// Refuses a configuration whose [`RunConfig::memory_estimate`] for a model of `shape` is
+    /// over `limit` bytes, with a message that gives both figures and names the keys that make it
+    /// large (those above their chapter's interactive default).
+    pub fn check_memory(&self, shape: Shape, limit: f64) -> Result<(), ConfigError> {
+        let need = self.memory_estimate(shape);
         if need <= limit {
             return Ok(());
         }

@@ -157,31 +157,61 @@ fn set_all_checks_heads_against_the_final_width_in_any_order() {
 
 #[test]
 fn the_memory_budget_refuses_what_cannot_fit_and_keeps_every_preset() {
-    for task in [Task::Mws, Task::Anchors, Task::Syntax] {
-        for preset in [Preset::Interactive, Preset::Paper] {
-            let cfg = RunConfig::defaults(task, preset);
-            assert!(cfg.check_memory(1e9).is_ok(), "{task:?} {preset:?}: {:.2} GB", cfg.memory_estimate() / 1e9);
-        }
-    }
+    // Every chapter's presets fit: tests/registry.rs, which knows each chapter's shape.
     // chapter 1's paper preset by hand: 1 layer, d 256, d_ff 1024, T 32 (the 2n positions the model
     // reads of its 2n + 1 tokens), V 18, batch 256
+    let shape = Shape { positions: 32, vocab: 18 };
     let p = RunConfig::preset(Preset::Paper);
     let params =
         2.0 * 18.0 * 256.0 + 32.0 * 256.0 + (4.0 * 256.0 * 256.0 + 2.0 * 256.0 * 1024.0 + 2560.0 + 1024.0) + 512.0;
     let acts = 256.0 * 32.0 * (12.0 * 256.0 + 3.0 * 1024.0 + 3.0 * 32.0) + 3.0 * 256.0 * 32.0 * 18.0;
     let eval = 64.0 * 32.0 * (4.0 * 256.0 + 1024.0 + 18.0);
-    assert!((p.memory_estimate() - 4.0 * (4.0 * params + acts + eval)).abs() < 1.0);
+    assert!((p.memory_estimate(shape) - 4.0 * (4.0 * params + acts + eval)).abs() < 1.0);
     // the examples: every maximum at once natively, and the page's shared link
     let (huge, notes) = from_query("batch=4096&n=32&d-ff=4096&d-model=1024&layers=8");
     assert!(notes.is_empty(), "{notes:?}");
-    let e = huge.check_memory(8e9).unwrap_err();
+    let e = huge.check_memory(Shape { positions: 64, vocab: 18 }, 8e9).unwrap_err();
     let msg = e.to_string();
     assert!(msg.starts_with("this configuration needs about"), "{msg}");
     assert!(msg.contains("batch (4096)") && msg.contains("d-model (1024)") && msg.contains("layers (8)"), "{msg}");
     let (link, _) = from_query("backend=webgpu&batch=2048&n=32&d-ff=4096&steps=3");
-    let msg = link.check_memory(1e9).unwrap_err().to_string();
+    let msg = link.check_memory(Shape { positions: 64, vocab: 18 }, 1e9).unwrap_err().to_string();
     assert!(msg.contains("batch (2048)") && msg.contains("n (32)") && msg.contains("d-ff (4096)"), "{msg}");
     assert!(!msg.contains("layers"), "only the keys above their default: {msg}");
+}
+
+/// The page's one path for a value the reader sets: the value in the context of the whole config,
+/// a rejected value replaced by its safe value with a notice, a preset or chapter keeping the seed.
+#[test]
+fn an_edit_reads_like_a_link_with_one_value_changed() {
+    let mut cfg = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    cfg.seed = 7;
+    cfg.lr = 0.002;
+    let (g, notes) = edit(&cfg, "gamma", "0.5");
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(g, RunConfig { gamma: 0.5, ..cfg.clone() }, "one value changed, the others kept");
+    assert_eq!(to_query(&g), "v=3&experiment=anchors&seed=7&lr=0.002&gamma=0.5");
+    // Out of range: the safe value (the range's end) and a notice naming the key.
+    let (g, notes) = edit(&cfg, "gamma", "9");
+    assert_eq!(g.gamma, 1.5);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].key, "gamma");
+    // Heads that do not divide the width: the current value stays, with a notice.
+    let (h, notes) = edit(&cfg, "heads", "3");
+    assert_eq!((h.heads, notes.len()), (cfg.heads, 1));
+    // A preset keeps the chapter and the seed, nothing else.
+    let (p, notes) = edit(&cfg, "preset", "paper");
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(p, RunConfig { seed: 7, ..RunConfig::defaults(Task::Anchors, Preset::Paper) });
+    // Another chapter keeps the seed and the preset.
+    let (c, _) = edit(&cfg, "experiment", "syntax");
+    assert_eq!(c, RunConfig { seed: 7, ..RunConfig::defaults(Task::Syntax, Preset::Interactive) });
+    // Chapter 1's other task keeps chapter 1's values.
+    let (m, _) = edit(&RunConfig { c: 2.5, ..RunConfig::default() }, "experiment", "prefix-sum");
+    assert_eq!((m.experiment, m.c), (Task::PrefixSum, 2.5));
+    // A value that does not parse keeps the current one.
+    let (x, notes) = edit(&cfg, "lr", "fast");
+    assert_eq!((x.lr, notes.len()), (0.002, 1));
 }
 
 #[test]

@@ -86,12 +86,30 @@ pub const OLD_DEFAULTS: &[(u32, Task, Preset, &str, &str)] = &[
     (3, Task::Syntax, Preset::Interactive, "layers", "2"),
 ];
 
-/// Keys a URL may carry for the page rather than the engine: `v` (URL format version),
-/// `backend` (`webgpu` | `cpu`), `hide` (comma list of `prose`, `nav`, `controls`, `status`,
-/// `maps`), `controls` (comma list of control keys to show), `autoplay` (`0` | `1`), `only`
-/// (comma list of chart ids: just those charts, large), `seeds` (a seed band of 1 to 8 seeds),
-/// `compare` (chapter 2: the γ of a second run trained beside the first, or `off`).
-pub const PAGE_KEYS: &[&str] = &["v", "backend", "hide", "controls", "autoplay", "only", "seeds", "compare"];
+/// `cfg` with the reader's `value` for `key`, checked in the context of the whole config
+/// ([`RunConfig::set_lenient`]: a value rejected becomes a notice and its safe value, the range's
+/// end, or the value `cfg` had when it does not parse); an `experiment` of another chapter keeps
+/// only the seed and the preset, and a `preset` only the chapter and the seed, as a link with
+/// those keys reads. The page's one path for a value the reader sets.
+pub fn edit(cfg: &RunConfig, key: &str, value: &str) -> (RunConfig, Vec<ConfigError>) {
+    match key {
+        "preset" => {
+            let pairs: Vec<(String, String)> = vec![
+                ("experiment".into(), cfg.experiment.name().into()),
+                ("seed".into(), cfg.seed.to_string()),
+                (key.to_string(), value.to_string()),
+            ];
+            let mut out = RunConfig::default();
+            let notices = out.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            (out, notices)
+        }
+        _ => {
+            let mut out = cfg.clone();
+            let notices = out.set_lenient(key, value).into_iter().collect();
+            (out, notices)
+        }
+    }
+}
 
 /// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
 /// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
@@ -104,8 +122,8 @@ pub fn query_notices(query: &str) -> Vec<String> {
         };
         if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
             out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
-        } else if spec(&k).is_none() && !PAGE_KEYS.contains(&k.as_str()) {
-            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().copied()).collect();
+        } else if spec(&k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {
+            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().map(|p| p.key)).collect();
             out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
         }
     }
@@ -154,11 +172,9 @@ pub fn from_json(text: &str) -> Result<(RunConfig, Vec<String>), String> {
     Ok((cfg, notices))
 }
 
-/// The config as the JSON [`from_json`] reads back (every key, kebab-case).
+/// The config as the JSON [`from_json`] reads back: every key (kebab-case) with its typed value,
+/// the one JSON form of a config everywhere (the page's config file and snapshots file, the CLI's
+/// run records and checkpoints, the worker's messages all serialize [`RunConfig`] the same way).
 pub fn to_json(cfg: &RunConfig) -> String {
-    let map: serde_json::Map<String, serde_json::Value> = PARAMS
-        .iter()
-        .map(|p| (p.key.to_string(), serde_json::Value::String(cfg.get(p.key).unwrap_or_default())))
-        .collect();
-    serde_json::to_string_pretty(&map).unwrap_or_default()
+    serde_json::to_string_pretty(cfg).unwrap_or_default()
 }

@@ -245,7 +245,7 @@ impl<C: Chapter> Trainer<C> {
     /// Rejects configs that fail the schema or the memory budget
     /// ([`RunConfig::validate_for_training`]).
     pub fn new(cfg: RunConfig, device: &Device) -> Result<Trainer<C>, ConfigError> {
-        cfg.validate_for_training()?;
+        cfg.validate_for_training(<C::Row as crate::view::View>::shape(&cfg))?;
         let device = device.clone().autodiff();
         let (chapter, model) = C::build(&cfg, &device);
         let optim = C::optimizer(&cfg);

@@ -234,6 +234,46 @@ pub fn run_headline(experiment: String, rows: JsValue) -> Option<String> {
     crate::with_rows!(crate::config::Task::parse(&experiment)?, R => R::headline(&serde_wasm_bindgen::from_value::<Vec<R>>(rows).ok()?))
 }
 
+/// The reader set `key` to `value` in `config` ([`crate::config::edit`]): `{config, notices,
+/// query}`, the new config (holding the safe value when `value` was rejected), the notices, and
+/// the new config's URL query. One call per change of a control.
+#[wasm_bindgen(js_name = editConfig)]
+pub fn edit_config(config: JsValue, key: String, value: String) -> Result<JsValue, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    let (cfg, notices) = crate::config::edit(&cfg, &key, &value);
+    #[derive(Serialize)]
+    struct Out {
+        notices: Vec<String>,
+        query: String,
+        config: RunConfig,
+    }
+    Ok(to_js(&Out {
+        notices: notices.into_iter().map(|e| e.to_string()).collect(),
+        query: crate::config::to_query(&cfg),
+        config: cfg,
+    }))
+}
+
+/// The page keys of a URL query ([`crate::config::page_from_query`]): `{flags, notices}`;
+/// `controls` and `charts` are the ids the page has.
+#[wasm_bindgen(js_name = parsePage)]
+pub fn parse_page(query: String, controls: Vec<String>, charts: Vec<String>) -> JsValue {
+    let (flags, notices) = crate::config::page_from_query(&query, &controls, &charts);
+    #[derive(Serialize)]
+    struct Out {
+        flags: crate::config::PageFlags,
+        notices: Vec<String>,
+    }
+    to_js(&Out { flags, notices })
+}
+
+/// The page keys of `flags` that differ from their defaults ([`crate::config::page_query`]), as
+/// `key=value` strings; `[]` for flags that do not read.
+#[wasm_bindgen(js_name = pageQuery)]
+pub fn page_query(flags: JsValue) -> Vec<String> {
+    serde_wasm_bindgen::from_value(flags).map(|f| crate::config::page_query(&f)).unwrap_or_default()
+}
+
 /// The URL query that reproduces a config (`v=3` and its non-default values).
 #[wasm_bindgen(js_name = configQuery)]
 pub fn config_query(config: JsValue) -> Result<String, JsValue> {

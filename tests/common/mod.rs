@@ -3,6 +3,9 @@
 //! so the CLI's engine and the page's engine are held to the same numbers, chapter by chapter.
 #![allow(dead_code)] // each test crate uses part of this
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+
 use plateau::config::{Preset, RunConfig, Task};
 
 /// `(golden file name, config)` of every chapter's golden run.

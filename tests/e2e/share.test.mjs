@@ -221,14 +221,15 @@ test('exports download and parse; the config JSON loads back', { timeout: TEST_T
     const json = await download(page, () => page.click('#json'), 'share-config.json');
     const cfg = JSON.parse(readFileSync(json.path, 'utf8'));
     assert.equal(cfg.experiment, 'anchors');
-    assert.equal(cfg.gamma, '0.6');
+    assert.equal(cfg.gamma, 0.6, 'typed values: one JSON form of a config');
     const snaps = JSON.parse(readFileSync((await download(page, () => page.click('#snapjson'), 'share-snaps.json')).path, 'utf8'));
+    assert.deepEqual(snaps.config, cfg, 'the snapshots file holds the config in the config file\'s form');
     assert.equal(snaps.snapshots.length, 3, 'snapshots at steps 0, 4, 8');
     assert.equal(snaps.snapshots[0].pca.length, 80);
     const png = await download(page, () => page.click('#chart-subloss + button.png'), 'share-chart.png');
     assert.deepEqual([...readFileSync(png.path).subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'a PNG file');
     // Load a changed config back: the page restarts with it.
-    cfg.gamma = '1.1';
+    cfg.gamma = 1.1;
     await page.setInputFiles('#load', { name: 'cfg.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(cfg)) });
     await waitFn(page, () => document.querySelector('#gamma-out').textContent === '1.1');
     await finished(page);

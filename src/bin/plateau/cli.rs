@@ -28,15 +28,12 @@
 //! ranges); a bad flag or value prints a message naming it and exits with status 2.
 
 use plateau::backend::{self, BackendKind};
-use plateau::chapters::plateau::{MetricRow, PlateauTrainer};
 use plateau::config::{describe, Preset, RunConfig, PARAMS};
-use plateau::history::Row;
 use plateau::run::Run;
 use plateau::tensor::block_on;
-use plateau::train::{Chapter, Status, Trainer};
+use plateau::train::Status;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
 mod bench_cmd;
@@ -45,19 +42,17 @@ mod parity;
 mod reproduce;
 mod reproduce_anchors;
 mod reproduce_lm;
+mod reproduce_plateau;
 mod reproduce_seeds;
 mod reproduce_syntax;
 mod shared;
 mod stop;
-use bench_cmd::*;
-use parity::*;
-use reproduce::*;
-use reproduce_anchors::*;
-use reproduce_lm::*;
-use reproduce_seeds::*;
-use reproduce_syntax::*;
-use shared::*;
-use stop::*;
+mod sweep;
+use bench_cmd::cmd_bench;
+use parity::cmd_parity_dump;
+use reproduce::cmd_reproduce;
+use shared::apply_max_memory;
+use stop::{install_stop_handlers, stop_requested, stop_signal, RowSink};
 
 const USAGE_HEAD: &str = "usage:
   plateau run [--KEY VALUE ...] [--backend ndarray|wgpu|flex] [--max-memory GB] [--quiet]
@@ -529,7 +524,7 @@ fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
         return Err(CliError("summarize needs one FILE.csv (written by plateau run, with or without --seeds)".into()));
     };
     let text = std::fs::read_to_string(path).map_err(|e| CliError(format!("cannot read {path}: {e}")))?;
-    let (task, runs) = plateau::view::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
+    let (task, runs) = plateau::chapters::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
     println!("{path}: chapter {}, {} seed(s)", task.chapter(), runs.len());
     let measures: Vec<_> = runs.iter().map(|r| r.1.clone()).collect();
     for line in plateau::seeds::summary_lines(&measures) {

@@ -222,11 +222,7 @@ impl Chapter for Anchors {
                 d,
                 pca: pca.coords.iter().map(|c| [c[0] as f32, c[1] as f32]).collect(),
                 explained: pca.explained,
-                attention: if attention.is_empty() {
-                    vec![]
-                } else {
-                    crate::chapters::plateau::metrics::batch_mean_map(&attention, seq)
-                },
+                attention: if attention.is_empty() { vec![] } else { crate::metrics::batch_mean_map(&attention, seq) },
                 seq,
             });
             self.prev_pca = Some(pca);

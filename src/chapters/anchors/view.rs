@@ -36,4 +36,9 @@ impl View for AnchorRow {
     fn headline(rows: &[Self]) -> Option<String> {
         headline_anchors(rows)
     }
+
+    /// `seq-len` positions and the 100 tokens.
+    fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
+        crate::config::Shape { positions: cfg.seq_len, vocab: super::data::VOCAB }
+    }
 }

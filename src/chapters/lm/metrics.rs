@@ -3,7 +3,7 @@
 //! `[prompts, GENERATE, d]`, entry `j` the final-LN output at the position that produced
 //! generated token `j` (the last prompt token for `j = 0`).
 
-pub use crate::chapters::plateau::metrics::repetition_frequency;
+pub use crate::metrics::repetition_frequency;
 
 /// Hidden-state similarity of generated tokens: `C[i,j] = mean_p cos(h_{p,i}, h_{p,j})` over the
 /// prompts `p` (`hidden: [prompts, k, d]` → `[k, k]`, row-major).

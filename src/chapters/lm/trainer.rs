@@ -18,11 +18,11 @@
 use super::corpus::{self, Corpus, CONTEXT, GENERATE, PROMPT_LEN, VOCAB};
 use super::metrics as m;
 use super::rows::{Generation, LmRow, LmSnapshot};
-use crate::chapters::plateau::cross_entropy;
 use crate::config::RunConfig;
 use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
+use crate::tensor::cross_entropy;
 use crate::tensor::{int_tensor, read_f32};
 use crate::train::{Chapter, Forward, Observed, Trainer};
 use burn::tensor::Device;

@@ -38,4 +38,9 @@ impl View for LmRow {
     fn headline(rows: &[Self]) -> Option<String> {
         headline_lm(rows)
     }
+
+    /// The context and the subword vocabulary ([`super::corpus`]).
+    fn shape(_cfg: &crate::config::RunConfig) -> crate::config::Shape {
+        crate::config::Shape { positions: super::corpus::CONTEXT, vocab: super::corpus::VOCAB }
+    }
 }

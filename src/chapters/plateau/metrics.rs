@@ -1,7 +1,11 @@
 //! Gopalani & Hu's metrics (PAPERS.md §A), each one function on plain host arrays.
 //!
 //! Indices are 0-based positions of the `2n`-token model input; query `t` predicts token `t+1`,
-//! so the outputs `y_1..y_n` are predicted by queries `n..2n-1`. Arrays are row-major.
+//! so the outputs `y_1..y_n` are predicted by queries `n..2n-1`. Arrays are row-major. The
+//! repetition frequency and the batch mean of attention maps, which other chapters use too, live
+//! in [`crate::metrics`].
+
+pub use crate::metrics::{batch_mean_map, repetition_frequency};
 
 /// Mean next-token cross-entropy `−(1/|P|·B) Σ_b Σ_{t∈P} log softmax(z_{b,t})[target_{b,t}]`
 /// over the positions `P` (`logits: [batch, seq, vocab]`, `targets: [batch, seq]`), computed in
@@ -43,19 +47,6 @@ pub fn per_position_accuracy(pred: &[i64], truth: &[i64], n: usize) -> Vec<f64> 
 /// Partial-solution accuracy: accuracy of the first output token only, `mean_b 1[ŷ_{b,1} = x_{b,1}]`.
 pub fn first_token_accuracy(pred: &[i64], truth: &[i64], n: usize) -> f64 {
     per_position_accuracy(pred, truth, n)[0]
-}
-
-/// Repetition frequency: `mean_b (1/(n−1)) Σ_{j=1}^{n−1} 1[ŷ_{b,j} = ŷ_{b,j+1}]`, the share of
-/// adjacent generated pairs that repeat (`seqs: [batch, n]`). On uniformly random moving-window
-/// sums it is about 0.058.
-pub fn repetition_frequency(seqs: &[i64], n: usize) -> f64 {
-    let batch = seqs.len() / n;
-    let mut hits = 0usize;
-    for b in 0..batch {
-        let s = &seqs[b * n..(b + 1) * n];
-        hits += s.windows(2).filter(|w| w[0] == w[1]).count();
-    }
-    hits as f64 / (batch * (n - 1)) as f64
 }
 
 /// Attention progress measure:
@@ -101,18 +92,6 @@ pub fn mean_hidden_cosine(c: &[f64], n: usize) -> f64 {
     }
 }
 
-/// Batch mean of attention maps, `[batch, T, T]` → `[T, T]`.
-pub fn batch_mean_map(attn: &[f32], t: usize) -> Vec<f32> {
-    let batch = attn.len() / (t * t);
-    let mut out = vec![0.0f64; t * t];
-    for b in 0..batch {
-        for (o, &v) in out.iter_mut().zip(&attn[b * t * t..(b + 1) * t * t]) {
-            *o += v as f64;
-        }
-    }
-    out.into_iter().map(|v| (v / batch as f64) as f32).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,13 +116,6 @@ mod tests {
         assert!((accuracy(&pred, &truth) - 0.5).abs() < 1e-12);
         assert_eq!(per_position_accuracy(&pred, &truth, 3), vec![1.0, 0.0, 0.5]);
         assert_eq!(first_token_accuracy(&pred, &truth, 3), 1.0);
-    }
-
-    #[test]
-    fn repetition_by_hand() {
-        // [5 5 5 2]: 2 of 3 pairs repeat; [1 2 1 2]: none.
-        assert!((repetition_frequency(&[5, 5, 5, 2, 1, 2, 1, 2], 4) - 2.0 / 6.0).abs() < 1e-12);
-        assert_eq!(repetition_frequency(&[7; 16], 16), 1.0);
     }
 
     #[test]
@@ -217,10 +189,5 @@ mod tests {
             }
         }
         assert!((mean_hidden_cosine(&m, 16) - 1.0 / 105.0).abs() < 1e-15);
-    }
-
-    #[test]
-    fn batch_mean_map_by_hand() {
-        assert_eq!(batch_mean_map(&[1.0, 2.0, 3.0, 4.0, 3.0, 2.0, 1.0, 0.0], 2), vec![2.0, 2.0, 2.0, 2.0]);
     }
 }

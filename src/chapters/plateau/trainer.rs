@@ -14,17 +14,9 @@ use crate::config::{Attention, RunConfig};
 use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
-use crate::tensor::{int_tensor, read_f32, read_i64};
+use crate::tensor::{cross_entropy, int_tensor, read_f32, read_i64};
 use crate::train::{Chapter, Forward, Observed, Trainer};
-use burn::tensor::activation::log_softmax;
-use burn::tensor::{Device, Int, Tensor, TensorData};
-
-/// Mean next-token cross-entropy of `logits: [b, t, v]` against `targets: [b, t]` (in the graph).
-pub fn cross_entropy(logits: Tensor<3>, targets: Tensor<2, Int>) -> Tensor<1> {
-    let logp = log_softmax(logits, 2); // [b, t, v]
-    let picked = logp.gather(2, targets.unsqueeze_dim::<3>(2)); // [b, t, 1]
-    picked.mean().neg()
-}
+use burn::tensor::{Device, Tensor, TensorData};
 
 /// Chapter 1 for the one [`Trainer`]: the task's batches, the paper's init and Adam, the mask
 /// on Ω, and the paper's metrics.

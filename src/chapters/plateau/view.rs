@@ -42,4 +42,9 @@ impl View for MetricRow {
     fn headline(rows: &[Self]) -> Option<String> {
         headline_plateau(rows)
     }
+
+    /// The `2n` positions the model reads ([`super::data::input_positions`]) and the 18 tokens.
+    fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
+        crate::config::Shape { positions: super::data::input_positions(cfg.n), vocab: super::data::VOCAB }
+    }
 }

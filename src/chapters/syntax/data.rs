@@ -239,8 +239,9 @@ impl Sentence {
     }
 }
 
-/// The full lexicon: at most this many words per open class (nouns, verbs, adjectives) are used.
-pub const FULL_LEXICON: usize = 10;
+/// The full lexicon: at most this many words per open class (nouns, verbs, adjectives) are used
+/// (the config's default `lexicon`).
+pub const FULL_LEXICON: usize = crate::config::defaults::FULL_LEXICON;
 
 struct Builder<'a> {
     rng: &'a mut ChaCha8Rng,

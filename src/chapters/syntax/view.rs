@@ -42,4 +42,10 @@ impl View for SyntaxRow {
     fn headline(rows: &[Self]) -> Option<String> {
         headline_syntax(rows)
     }
+
+    /// The language's longest sentence and its vocabulary ([`super::language`]).
+    fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
+        use super::language::{max_len, vocab_size};
+        crate::config::Shape { positions: max_len(cfg.grammar), vocab: vocab_size(cfg.grammar) }
+    }
 }

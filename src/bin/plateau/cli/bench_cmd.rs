@@ -1,8 +1,10 @@
 //! `plateau bench`: the flags, the runs and the report (the measurements are in `crate::bench`).
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::shared::{check_document, int_flag, today, MAX_STEPS};
+use super::{output, parse_flags, CliError, Flags};
+use plateau::backend;
+use plateau::backend::BackendKind;
+use std::process::ExitCode;
 pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     use crate::bench;
     let flags = parse_flags(

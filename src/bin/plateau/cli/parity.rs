@@ -4,9 +4,12 @@
 //! the engine's own numbers (the loss at every step, the held-out loss and every other metric at
 //! every evaluation, every parameter's gradient norm at every update).
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::{output, parse_flags, CliError};
+use plateau::backend;
+use plateau::chapters::plateau::PlateauTrainer;
+use plateau::tensor::block_on;
+use plateau::train::Status;
+use std::process::ExitCode;
 /// `plateau parity-dump [--preset P] [--seed S] [--steps K] [schema keys] --out FILE.json`.
 pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::plateau::data;

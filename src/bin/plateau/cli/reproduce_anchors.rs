@@ -1,9 +1,12 @@
 //! `plateau reproduce --experiment anchors`: γ × seeds, and the `--ablation` of what decides the
 //! held-out answer.
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::shared::{change_text, list_flag, seed_list, seed_list_of, subset_flag, written_by};
+use super::sweep::{finished_kept_run, Sweep, ANCHOR_RUNS};
+use super::{CliError, Flags};
+use plateau::config::Preset;
+use plateau::config::RunConfig;
+use std::process::ExitCode;
 /// Chapter 2's task in words: the mix and the sequence length.
 pub(super) fn anchors_task_line(cfg: &RunConfig) -> String {
     format!(
@@ -145,15 +148,12 @@ fn train_cells(
     seeds: &[u64],
     dir: &str,
     only: Option<&[&str]>,
-    resume: &mut Resume,
-) -> Result<(Vec<plateau::chapters::anchors::summary::AblationCell>, usize), CliError> {
+    sweep: &mut Sweep,
+) -> Result<Vec<plateau::chapters::anchors::summary::AblationCell>, CliError> {
     use plateau::chapters::anchors::summary as r;
-    let kind = flags.backend()?;
-    let finished_only = flags.get("finished-only").is_some();
     let mut cells = vec![];
-    let mut missing = 0;
     for (slug, factor, changes) in configs {
-        let train_this = only.is_none_or(|o| o.contains(slug)) && !finished_only;
+        let train_this = only.is_none_or(|o| o.contains(slug));
         for &g in gammas {
             let mut cell = r::AblationCell {
                 factor: factor.to_string(),
@@ -186,29 +186,16 @@ fn train_cells(
                     &format!("{main_stem}.csv"),
                     &format!("{main_stem}.json"),
                     &cfg,
-                    kind,
+                    sweep.kind,
                 );
                 let run = match found {
                     Some(done) => {
-                        // Counted like any run of the sweep, so every shard splits the same list.
-                        my_turn(&mut resume.shard);
+                        sweep.found();
                         Some(done)
                     }
-                    None => kept_run(
-                        &ANCHOR_RUNS,
-                        &cfg,
-                        &stem,
-                        kind,
-                        train_this,
-                        flags.get("quiet").is_some(),
-                        &label,
-                        resume,
-                    )?,
+                    None => sweep.run(&ANCHOR_RUNS, &cfg, &stem, &label, train_this)?,
                 };
-                let Some((rows, secs)) = run else {
-                    missing += 1;
-                    continue;
-                };
+                let Some((rows, secs)) = run else { continue };
                 cell.runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs));
             }
             if !cell.runs.is_empty() {
@@ -216,10 +203,7 @@ fn train_cells(
             }
         }
     }
-    if missing > 0 && resume.shard.is_none() {
-        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
-    }
-    Ok((cells, missing))
+    Ok(cells)
 }
 
 /// `plateau reproduce --experiment anchors --ablation [--factors a,b] [--finished-only]`: every
@@ -229,17 +213,16 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     use plateau::chapters::anchors::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
     let gammas = list_flag(flags, "gammas", "0.3,0.8")?;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let dir = format!("{}/ablation", flags.get("csv-dir").unwrap_or("results"));
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
     let only = subset_flag(flags, "factors", "factor", &ABLATION.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
     let configs: Vec<_> =
         ABLATION.iter().map(|&(slug, factor, base, extra)| (slug, factor, merged(base, extra))).collect();
-    let (cells, _) = train_cells(flags, &configs, ablation_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
+    let cells = train_cells(flags, &configs, ablation_base, &gammas, &seeds, &dir, only.as_deref(), &mut sweep)?;
+    if let Some(done) = sweep.finish(cells.len()) {
+        return done;
     }
     // The page quotes what the longest runs of the interactive default show at large init.
     let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
@@ -263,11 +246,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
             "\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-long-findings`):\n\n> {p}\n"
         )),
     );
-    write_section(&out, "chapter2-ablation", &body)?;
-    if let Some(p) = &long_paragraph {
-        write_page_block(flags, "chapter2-long-findings", p)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(flags, "chapter2-ablation", &body, long_paragraph.as_deref().map(|p| ("chapter2-long-findings", p)))
 }
 
 /// `plateau reproduce --experiment anchors`: γ × seeds; one CSV per run; the chapter 2 section.
@@ -285,15 +264,12 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     let gammas = list_flag(flags, "gammas", "0.3,0.4,0.5,0.6,0.7,0.8")?;
     // Read before anything trains, so a bad value is refused at once.
     let fresh = flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
-    let finished_only = flags.get("finished-only").is_some();
     let mut runs = vec![];
-    let mut missing = 0;
     for &g in &gammas {
         for &seed in &seeds {
             let mut cfg = base.clone();
@@ -301,29 +277,13 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
             cfg.set("seed", &seed.to_string())?;
             let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
             let label = format!("γ={g} seed={}", cfg.seed);
-            match kept_run(
-                &ANCHOR_RUNS,
-                &cfg,
-                &stem,
-                kind,
-                !finished_only,
-                flags.get("quiet").is_some(),
-                &label,
-                &mut resume,
-            )? {
-                Some((rows, secs)) => runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs)),
-                None => missing += 1,
+            if let Some((rows, secs)) = sweep.run(&ANCHOR_RUNS, &cfg, &stem, &label, true)? {
+                runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs));
             }
         }
     }
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
-    }
-    if missing > 0 {
-        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
-    }
-    if runs.is_empty() {
-        return resume.nothing_finished();
+    if let Some(done) = sweep.finish(runs.len()) {
+        return done;
     }
     let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
     // The page's default (interactive transformer, its default task): its paragraph goes into the
@@ -366,11 +326,7 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
         fresh_line,
         page_paragraph,
     );
-    write_section(&out, &name, &body)?;
-    if page_default {
-        write_page_block(flags, "chapter2-findings", &paragraph)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(flags, &name, &body, page_default.then_some(("chapter2-findings", paragraph.as_str())))
 }
 
 /// The learning-order ablation: each configuration changes one factor of the memory samples'
@@ -407,21 +363,16 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     let fresh =
         flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?.unwrap_or_default();
     let gammas = list_flag(flags, "gammas", "0.4,0.8")?;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let dir = format!("{}/learning-order", flags.get("csv-dir").unwrap_or("results"));
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
     let only = subset_flag(flags, "factors", "factor", &LEARNING_ORDER.iter().map(|a| a.0).collect::<Vec<_>>())?;
     std::fs::create_dir_all(&dir)?;
     let configs: Vec<_> =
         LEARNING_ORDER.iter().map(|&(slug, factor, changes)| (slug, factor, changes.to_vec())).collect();
-    let (cells, _) =
-        train_cells(flags, &configs, learning_order_base, &gammas, &seeds, &dir, only.as_deref(), &mut resume)?;
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
-    }
-    if cells.is_empty() {
-        return resume.nothing_finished();
+    let cells = train_cells(flags, &configs, learning_order_base, &gammas, &seeds, &dir, only.as_deref(), &mut sweep)?;
+    if let Some(done) = sweep.finish(cells.len()) {
+        return done;
     }
     let base = learning_order_base();
     // The page quotes the base configuration's order and the configurations that pass; only a
@@ -449,9 +400,10 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
             String::new()
         },
     );
-    write_section(&out, "chapter2-learning-order", &body)?;
-    if whole {
-        write_page_block(flags, "chapter2-order-findings", &paragraph)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(
+        flags,
+        "chapter2-learning-order",
+        &body,
+        whole.then_some(("chapter2-order-findings", paragraph.as_str())),
+    )
 }

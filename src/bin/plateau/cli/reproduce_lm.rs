@@ -1,45 +1,37 @@
 //! `plateau reproduce --experiment lm`: chapter 4's runs over seeds, set against the paper's
 //! Pythia and OLMo-2 figures.
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::shared::{seed_list, written_by};
+use super::sweep::{Sweep, LM_RUNS};
+use super::{train_any, CliError, Flags};
+use plateau::backend;
+use plateau::config::Preset;
+use plateau::config::RunConfig;
+use plateau::run::Run;
+use std::process::ExitCode;
 /// `plateau reproduce --experiment lm [--preset P] [--seeds 0,1,2] [--finished-only]`: one CSV
 /// per seed (finished runs of the same config and backend are read back); writes the section
 /// `chapter4-<preset>-lm` and, for the interactive default, the page's `chapter4-findings`.
 pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::lm::{corpus, summary as r};
     let seeds = seed_list(flags, "0,1,2")?;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
-    let finished_only = flags.get("finished-only").is_some();
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
     std::fs::create_dir_all(&csv_dir)?;
     let base = flags.cfg.clone();
     let mut runs = vec![];
-    let mut missing = 0;
     for &seed in &seeds {
         let cfg = RunConfig { seed, ..base.clone() };
         let stem = format!("{csv_dir}/{}-lm-seed{seed}", cfg.preset.name());
         let label = format!("lm seed={seed}");
-        match kept_run(&LM_RUNS, &cfg, &stem, kind, !finished_only, flags.get("quiet").is_some(), &label, &mut resume)?
-        {
-            Some((rows, wall_s)) => match r::course(&rows) {
-                Some(course) => runs.push(r::LmSummary { seed, course, wall_s }),
-                None => missing += 1,
-            },
-            None => missing += 1,
+        if let Some((rows, wall_s)) = sweep.run(&LM_RUNS, &cfg, &stem, &label, true)? {
+            let course = r::course(&rows).ok_or_else(|| CliError(format!("{stem}.csv: no rows")))?;
+            runs.push(r::LmSummary { seed, course, wall_s });
         }
     }
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
-    }
-    if missing > 0 {
-        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
-    }
-    if runs.is_empty() {
-        return resume.nothing_finished();
+    if let Some(done) = sweep.finish(runs.len()) {
+        return done;
     }
     let c = corpus::corpus().map_err(CliError)?;
     // The ablation of the step-0 hidden cosine over model shapes (no training: the first
@@ -126,9 +118,10 @@ pub(super) fn reproduce_lm(flags: &Flags, args: &[String]) -> Result<ExitCode, C
         corpus::CONTEXT,
         page_paragraph,
     );
-    write_section(&out, &format!("chapter4-{}-lm", base.preset.name()), &body)?;
-    if page_default {
-        write_page_block(flags, "chapter4-findings", &paragraph)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(
+        flags,
+        &format!("chapter4-{}-lm", base.preset.name()),
+        &body,
+        page_default.then_some(("chapter4-findings", paragraph.as_str())),
+    )
 }

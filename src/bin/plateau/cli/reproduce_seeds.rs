@@ -2,10 +2,21 @@
 //! seeds, the engine beside the PyTorch transcription trained with PyTorch's own random numbers
 //! (`bench/seeds.py`), compared as distributions (median, quartiles, a rank-sum test).
 
-#[allow(unused_imports)]
-use super::*;
+use super::reproduce_plateau::PLATEAU_CHECKPOINT;
+use super::shared::{int_flag, stop_after_flag, today, write_section, MAX_STEPS};
+use super::sweep::{resumed_or_new, save_checkpoint};
+use super::{drive, output, CliError, Flags};
+use plateau::backend::BackendKind;
 use plateau::chapters::plateau::summary::{summarize, RunSummary, DROP_ACC};
+use plateau::chapters::plateau::MetricRow;
+use plateau::config::Preset;
+use plateau::config::RunConfig;
+use plateau::history::Row;
+use plateau::run::Run;
 use plateau::seeds::{median, quantile, rank_sum_test};
+use plateau::train::Status;
+use std::process::ExitCode;
+use std::time::Instant;
 
 /// The section this command writes.
 const SECTION: &str = "chapter1-seed-distributions";
@@ -116,8 +127,7 @@ fn engine_run(
     }
     let ckpt = format!("{stem}.ckpt");
     let label = format!("engine seed {}", cfg.seed);
-    let (mut run, wall_before) =
-        super::reproduce::resumed_or_new(&ckpt, cfg, kind, resume, &label, super::reproduce::PLATEAU_CHECKPOINT)?;
+    let (mut run, wall_before) = resumed_or_new(&ckpt, cfg, kind, resume, &label, PLATEAU_CHECKPOINT)?;
     let start = Instant::now();
     let (mut stopped, mut dropped) = (false, false);
     let secs = {

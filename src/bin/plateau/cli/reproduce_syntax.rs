@@ -1,8 +1,12 @@
 //! `plateau reproduce --experiment syntax`: the four conditions, and the `--search` for a plateau.
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::reproduce_anchors::model_line;
+use super::shared::{change_text, int_flag, list_flag, seed_list, subset_flag, written_by, MAX_STEPS};
+use super::sweep::{Sweep, SYNTAX_RUNS};
+use super::{CliError, Flags};
+use plateau::config::Preset;
+use plateau::config::RunConfig;
+use std::process::ExitCode;
 /// The chapter 3 search for a plateau (issue #18): each configuration changes what plausibly
 /// creates one, starting from the agreement grammar's interactive configuration
 /// ([`RunConfig::syntax_agreement`], the chapter's default when the search ran). `(slug, name, changes)`.
@@ -75,25 +79,22 @@ pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::P
 
 /// Trains (or reads back) every configuration × seed of a chapter 3 sweep into
 /// `{csv-dir}/{folder}/{slug}-seed{s}`, `--configs` choosing which may train; returns the
-/// finished runs per configuration and how many are missing.
+/// finished runs per configuration.
 fn syntax_cells(
     flags: &Flags,
     list: &[(&str, &str, &str, super::reproduce_anchors::Pairs)],
-    kind: BackendKind,
-    resume: &mut Resume,
-) -> Result<(Vec<plateau::chapters::syntax::summary::SearchCell>, usize), CliError> {
+    sweep: &mut Sweep,
+) -> Result<Vec<plateau::chapters::syntax::summary::SearchCell>, CliError> {
     use plateau::chapters::syntax::summary as r;
     let seeds = seed_list(flags, "0,1,2")?;
     let root = flags.get("csv-dir").unwrap_or("results");
-    let finished_only = flags.get("finished-only").is_some();
     let only = subset_flag(flags, "configs", "configuration", &list.iter().map(|a| a.0).collect::<Vec<_>>())?;
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let mut cells = vec![];
-    let mut missing = 0;
     for (slug, name, folder, changes) in list {
         let dir = format!("{root}/{folder}");
         std::fs::create_dir_all(&dir)?;
-        let train_this = only.as_ref().is_none_or(|o| o.contains(slug)) && !finished_only;
+        let train_this = only.as_ref().is_none_or(|o| o.contains(slug));
         let mut cell =
             r::SearchCell { name: name.to_string(), change: change_text(changes), steps: base.steps, runs: vec![] };
         for &seed in &seeds {
@@ -105,31 +106,26 @@ fn syntax_cells(
             cell.steps = cfg.steps;
             let stem = format!("{dir}/{slug}-seed{seed}");
             let label = format!("{slug} seed={seed}");
-            match kept_run(&SYNTAX_RUNS, &cfg, &stem, kind, train_this, flags.get("quiet").is_some(), &label, resume)? {
-                Some((rows, secs)) => cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs)),
-                None => missing += 1,
+            if let Some((rows, secs)) = sweep.run(&SYNTAX_RUNS, &cfg, &stem, &label, train_this)? {
+                cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs));
             }
         }
         if !cell.runs.is_empty() {
             cells.push(cell);
         }
     }
-    if missing > 0 && resume.shard.is_none() {
-        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
-    }
-    Ok((cells, missing))
+    Ok(cells)
 }
 
 /// `plateau reproduce --experiment syntax --design [--configs a,b] [--finished-only]`: every
 /// language of [`SYNTAX_DESIGN`] × seeds; writes the `chapter3-design` section.
 pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::syntax::{metrics as m, summary as r};
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
-    let (cells, _) = syntax_cells(flags, SYNTAX_DESIGN, kind, &mut resume)?;
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
+    let cells = syntax_cells(flags, SYNTAX_DESIGN, &mut sweep)?;
+    if let Some(done) = sweep.finish(cells.len()) {
+        return done;
     }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::design_page_paragraph(&cells);
@@ -158,9 +154,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
         r::design_table(&cells),
         r::design_findings(&cells),
     );
-    write_section(&out, "chapter3-design", &body)?;
-    write_page_block(flags, "chapter3-design-findings", &paragraph)?;
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(flags, "chapter3-design", &body, Some(("chapter3-design-findings", &paragraph)))
 }
 
 /// `plateau reproduce --experiment syntax --search [--configs a,b] [--finished-only]`: every
@@ -169,14 +163,13 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
 pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     use plateau::chapters::syntax::summary as r;
     let dir = format!("{}/syntax-search", flags.get("csv-dir").unwrap_or("results"));
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
-    let kind = flags.backend()?;
     let list: Vec<(&str, &str, &str, super::reproduce_anchors::Pairs)> =
         SYNTAX_SEARCH.iter().map(|&(slug, name, changes)| (slug, name, "syntax-search", changes)).collect();
-    let mut resume = Resume::from_flags(flags)?;
-    let (cells, _) = syntax_cells(flags, &list, kind, &mut resume)?;
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
+    let cells = syntax_cells(flags, &list, &mut sweep)?;
+    if let Some(done) = sweep.finish(cells.len()) {
+        return done;
     }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::search_page_paragraph(&cells);
@@ -201,9 +194,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
         r::search_table(&cells),
         r::search_findings(&cells),
     );
-    write_section(&out, "chapter3-search", &body)?;
-    write_page_block(flags, "chapter3-search-findings", &paragraph)?;
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(flags, "chapter3-search", &body, Some(("chapter3-search-findings", &paragraph)))
 }
 
 /// `plateau reproduce --experiment syntax`: baseline, suppress, promote and brief suppression
@@ -220,7 +211,6 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     let seeds = seed_list(flags, "0,1,2")?;
     let strength = list_flag(flags, "strength", "0.1")?[0];
     let brief = int_flag(flags, "brief-until", 200, 1, MAX_STEPS)? as usize;
-    let out = flags.get("out").unwrap_or("REPRODUCTION.md").to_string();
     let base = flags.cfg.clone();
     let variant = syntax_variant(&base);
     let csv_dir = match flags.get("csv-dir") {
@@ -228,9 +218,8 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         None if variant.is_empty() => "results".to_string(),
         None => format!("results/syntax{variant}"),
     };
-    let kind = flags.backend()?;
-    let mut resume = Resume::from_flags(flags)?;
-    let finished_only = flags.get("finished-only").is_some();
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
     std::fs::create_dir_all(&csv_dir)?;
     let conditions = [
         ("baseline", 0.0, 0, 1_000_000),
@@ -239,7 +228,6 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         ("brief suppression", strength, 0, brief),
     ];
     let mut runs = vec![];
-    let mut missing = 0;
     for (name, lambda, from, until) in conditions {
         for &seed in &seeds {
             let mut cfg = base.clone();
@@ -249,29 +237,13 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
             cfg.seed = seed;
             let stem = format!("{csv_dir}/{}-syntax-{}-seed{seed}", cfg.preset.name(), name.replace(' ', "-"));
             let label = format!("{name} seed={seed}");
-            match kept_run(
-                &SYNTAX_RUNS,
-                &cfg,
-                &stem,
-                kind,
-                !finished_only,
-                flags.get("quiet").is_some(),
-                &label,
-                &mut resume,
-            )? {
-                Some((rows, secs)) => runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs)),
-                None => missing += 1,
+            if let Some((rows, secs)) = sweep.run(&SYNTAX_RUNS, &cfg, &stem, &label, true)? {
+                runs.push(r::summarize_syntax(&rows, name, (lambda, from, until), seed, secs));
             }
         }
     }
-    if let Some(code) = resume.sharded() {
-        return Ok(code);
-    }
-    if missing > 0 {
-        eprintln!("{missing} run(s) not finished yet: the section lists the finished ones");
-    }
-    if runs.is_empty() {
-        return resume.nothing_finished();
+    if let Some(done) = sweep.finish(runs.len()) {
+        return done;
     }
     let name = format!("chapter3-{}{variant}-syntax", base.preset.name());
     let page_default = base.preset == Preset::Interactive
@@ -303,11 +275,7 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         r::syntax_comparison(&runs, base.grammar),
         page_paragraph,
     );
-    write_section(&out, &name, &body)?;
-    if page_default {
-        write_page_block(flags, "chapter3-findings", &paragraph)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sweep.publish(flags, &name, &body, page_default.then_some(("chapter3-findings", paragraph.as_str())))
 }
 
 /// The language and model of a chapter 3 run where they differ from the agreement grammar's

@@ -1,9 +1,9 @@
 //! What the commands share: whole-number, list and seed flags, and the writers of the generated
 //! sections of `REPRODUCTION.md` and the paragraphs of `index.html`.
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::{output, CliError, Flags};
+use plateau::backend::BackendKind;
+use std::process::ExitCode;
 /// The largest value of every step-count flag of the commands (`--checkpoint-every`,
 /// `--after-drop`, `--memory-steps`, `--brief-until`): the schema's largest `steps`.
 pub(super) const MAX_STEPS: u64 = 1_000_000;

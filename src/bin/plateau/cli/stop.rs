@@ -1,9 +1,11 @@
 //! Stopping on SIGINT/SIGTERM without losing rows: the signal handlers, their watchdog, and the
 //! row sink that streams a run's rows to a `.partial` file and renames it when the run ends.
 
-#[allow(unused_imports)]
-use super::*;
-
+use super::{output, CliError};
+use plateau::run::Run;
+use std::sync::atomic::AtomicI32;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 /// The signal (SIGINT or SIGTERM) that asked the CLI to stop, 0 while none did.
 pub(super) static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
