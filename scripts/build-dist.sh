@@ -24,10 +24,14 @@ else
   bash scripts/build-web.sh
 fi
 rm -rf "$OUT"
-mkdir -p "$OUT/www/pkg" "$OUT/www/pkg-view" "$OUT/data"
+mkdir -p "$OUT/www/pkg" "$OUT/www/pkg-view" "$OUT/www/chapters" "$OUT/data"
 cp index.html embed.html REPRODUCTION.md "$OUT/"
-cp www/app.js www/charts.js www/compare.js www/controls.js www/dom.js www/exports.js www/holds.js www/pageflags.js www/protocol.js www/seeds.js www/state.js \
-  www/boot-check.js www/worker.js www/plateau-figure.js www/style.css "$OUT/www/"
+# Every page module (the bench's pages and scripts stay out), the chapters' modules, the stylesheet.
+for f in www/*.js; do
+  case "$f" in www/bench*.js) ;; *) cp "$f" "$OUT/www/" ;; esac
+done
+cp www/chapters/*.js "$OUT/www/chapters/"
+cp www/style.css "$OUT/www/"
 cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
 cp www/pkg-view/plateau.js www/pkg-view/plateau_bg.wasm "$OUT/www/pkg-view/"
 cp data/moby-dick.txt data/README.md "$OUT/data/"

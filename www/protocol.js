@@ -1,9 +1,9 @@
 // @ts-check
 // The worker protocol: starting a run, the messages the worker sends (backend, state, chunks of
-// rows and snapshots, notices, errors), and what the page notes from them (the drop, the verdict,
-// the rate, the runs table); a new worker when the engine in the old one failed.
+// rows and snapshots, notices, errors), and what the page notes from them (the rate, the runs
+// table; each chapter's module notes its events); a new worker when the engine in the old one failed.
 import { configQuery, rowsCsv, runHeadline } from './pkg-view/plateau.js';
-import { scheduleDraw } from './charts.js';
+import { chapterView, scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
 import { download } from './exports.js';
 import { $, notice, showError } from './dom.js';
@@ -151,10 +151,8 @@ export function onMessage(e) {
       if (msg.status !== 'running') state.mainDone = true;
       noteDone();
       updateRate();
-      noteDrop();
-      noteVerdict(msg.rows, msg.status);
-      noteCollapse(msg.rows);
-      noteSyntax(msg.rows);
+      // The chapter's status note (the drop, the verdict, the onsets, the collapse) from the events.
+      chapterView(chapter()).note(msg.rows, msg.status);
       scheduleDraw(false);
       break;
     }
@@ -259,71 +257,6 @@ export function setSeeds(n) {
   if (!state.runDone) syncHolds(true);
   drawBand();
   scheduleDraw(true);
-}
-
-/** Chapter 1: when the drop (the engine's event `drop`) first shows, remember the training time it
- * took and show it in the status line; `window.plateauDrop` holds it for the bench. */
-export function noteDrop() {
-  if (state.dropAt || chapter() !== 1) return;
-  const step = state.events?.drop;
-  if (step === undefined || step === null) return;
-  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
-  state.dropAt = { step, seconds: ms / 1000 };
-  window.plateauDrop = state.dropAt;
-  $('drop-step').textContent = String(step);
-  $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
-  $('drop-at').hidden = false;
-}
-
-/** Chapter 2: the training time at which each row arrived, and at the end of the run the held-out
- * answer (the engine's events `{answer, step}`) with the training time of the step since which it held:
- * `window.plateauVerdict = {answer, step, seconds}` for the bench (time to verdict). */
-export function noteVerdict(rows, status) {
-  if (chapter() !== 2) return;
-  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
-  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  if (status !== 'finished') return;
-  const v = state.events;
-  if (!v) return;
-  const seconds = v.step === undefined || v.step === null ? null : state.rowSeconds.get(v.step) ?? null;
-  window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
-}
-
-/** Chapter 4: the training time at which each row arrived, and when the collapse (hidden cosine
- * ≥ 0.9) and the recovery (fallen back by half its rise) of the engine's events (its `Course`) first showed,
- * in the status line; `window.plateauLm = {collapsed, recovered}` (each `{step, seconds}` or null)
- * for the bench. @param {import('./state.js').Row[]} rows */
-export function noteCollapse(rows) {
-  if (chapter() !== 4) return;
-  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
-  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  const c = state.events;
-  if (!c) return;
-  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
-  window.plateauLm = { collapsed: at(c.collapsed), recovered: at(c.recovered) };
-  const { collapsed, recovered } = window.plateauLm;
-  if (!collapsed) return;
-  $('lm-at').hidden = false;
-  $('lm-at').textContent = `collapse (cosine ≥ 0.9) at step ${collapsed.step} after ${collapsed.seconds.toFixed(1)} s${recovered ? `, recovered by step ${recovered.step} after ${recovered.seconds.toFixed(1)} s` : ''}`;
-}
-
-/** Chapter 3: the training time at which each row arrived, and the verb loss's drop and the
- * subject → verb head's onset as the engine's events (its `Onsets`) find them in the rows so far (the
- * markers' steps: a later evaluation can move them, since the rule weighs the curve's own noise),
- * each with the training time at which its row arrived, in the status line;
- * `window.plateauSyntax = {drop, subject}` (each `{step, seconds}` or null) for the bench.
- * @param {import('./state.js').Row[]} rows */
-export function noteSyntax(rows) {
-  if (chapter() !== 3) return;
-  const ms = state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0);
-  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, ms / 1000);
-  const o = state.events ?? {};
-  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? ms / 1000 });
-  window.plateauSyntax = { drop: at(o.drop), subject: at(o.subject_onset) };
-  const { drop, subject } = window.plateauSyntax;
-  $('syntax-at').hidden = !drop;
-  if (!drop) return;
-  $('syntax-at').textContent = `verb-loss drop at step ${drop.step} after ${drop.seconds.toFixed(1)} s${subject ? `, subject→verb onset at step ${subject.step}` : ''}`;
 }
 
 export function updateRate() {

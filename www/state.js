@@ -24,6 +24,7 @@
 
 /**
  * @type {{chapters: {number: number, alias: string, title: string, label: string, tasks: string[]}[],
+ *   markers: {x: number, label: string}[],
  *   schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
  *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
@@ -45,7 +46,8 @@ export const state = {
   cfg: null, // the config the next reset uses
   runCfg: null, // the config of the run on screen
   rows: [],
-  events: null, // the run's events in its rows so far (the engine's Events, sent with each chunk)
+  events: null, // the run's events in its rows so far (the engine's View::events, sent with each chunk)
+  markers: [], // those events as the chapter marks them on its line charts (set once per redraw)
   snaps: [],
   omega: [],
   reference: null, // chapter 4's reference levels (the engine's lmReference), from the worker
@@ -83,6 +85,16 @@ export const state = {
 /** The chapter of an experiment, from the engine's chapter list (`chapterList()`).
  * @param {string} experiment @returns {number} */
 export const chapterOf = (experiment) => state.chapters.find((c) => c.tasks.includes(experiment))?.number ?? 1;
+
+/** Seconds of training of the run on screen so far (paused time not counted). */
+export const trainingSeconds = () => (state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0)) / 1000;
+
+/** Remembers the training time at which each of these rows arrived (the first time it did).
+ * @param {Row[]} rows */
+export function stampRows(rows) {
+  const s = trainingSeconds();
+  for (const r of rows) if (!state.rowSeconds.has(r.step)) state.rowSeconds.set(r.step, s);
+}
 
 /** The chapter on screen. */
 export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);

@@ -80,17 +80,12 @@ pub struct Shape {
 
 /// The shapes of a transformer config's training step.
 pub fn shape(cfg: &RunConfig) -> Shape {
-    let (vocab, seq, causal, loss) = match cfg.experiment {
-        Task::Mws | Task::PrefixSum => {
-            use plateau::chapters::plateau::data::{input_positions, VOCAB};
-            (VOCAB, input_positions(cfg.n), true, "all")
-        }
-        Task::Anchors => (plateau::chapters::anchors::data::VOCAB, cfg.seq_len, true, "last"),
-        Task::Syntax => {
-            use plateau::chapters::syntax::language::{max_len, vocab_size};
-            (vocab_size(cfg.grammar), max_len(cfg.grammar), false, "mlm")
-        }
-        Task::Lm => (plateau::chapters::lm::corpus::VOCAB, plateau::chapters::lm::corpus::CONTEXT, true, "all"),
+    // The positions and vocabulary are the chapter's model shape (the memory budget's too).
+    let plateau::config::Shape { positions: seq, vocab } = plateau::chapters::shape(cfg);
+    let (causal, loss) = match cfg.experiment.chapter() {
+        2 => (true, "last"),
+        3 => (false, "mlm"),
+        _ => (true, "all"),
     };
     Shape {
         vocab,

@@ -1,0 +1,134 @@
+// @ts-check
+// Chapter 1, the plateau (Gopalani & Hu): its line charts, its attention and hidden-cosine maps,
+// the decoded samples, the drop's marker and status note. The engine computes every number.
+import { seriesSummary } from '../pkg-view/plateau.js';
+import { $, canvasById, keepChildren, C, darkScheme, setAttr } from '../dom.js';
+import { col, currentSnap, draw, fillTokenRow, fit, lineChart, range, say, scrubSnap } from '../draw.js';
+import { state, trainingSeconds } from '../state.js';
+
+/** The run's event markers: the drop. @param {any} e the engine's events */
+function markers(e) {
+  return e.drop !== undefined && e.drop !== null ? [{ x: e.drop, label: `drop ${e.drop}` }] : [];
+}
+
+/** When the drop (the engine's event `drop`) first shows, remember the training time it took and
+ * show it in the status line; `window.plateauDrop` holds it for the bench. */
+function note() {
+  if (state.dropAt) return;
+  const step = state.events?.drop;
+  if (step === undefined || step === null) return;
+  state.dropAt = { step, seconds: trainingSeconds() };
+  window.plateauDrop = state.dropAt;
+  $('drop-step').textContent = String(step);
+  $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
+  $('drop-at').hidden = false;
+}
+
+/** Chapter 1's line charts, one job each. @returns {import('../charts.js').ChapterChart[]} */
+function plateauJobs() {
+  return [
+    { canvases: ['chart-loss'], draw: () => {
+      const loss = col('loss');
+      const outLoss = col('output_loss');
+      const [lmin, lmax] = range([...loss, ...outLoss].map((p) => p[1]), 1, 1);
+      lineChart('chart-loss', [
+        { label: 'loss (all positions)', color: C.blue, points: loss },
+        { label: 'loss (outputs)', color: C.orange, points: outLoss },
+      ], { y_min: Math.max(0.005, lmin * 0.8), y_max: lmax * 1.15, y_log: true, y_label: 'cross-entropy (log)', legend: 'll' });
+      say('sum-loss', `${seriesSummary('output loss', outLoss, 3)} ${seriesSummary('loss on all positions', loss, 3)}`);
+    } },
+    { canvases: ['chart-acc'], draw: () => {
+      lineChart('chart-acc', [
+        { label: 'test accuracy', color: C.blue, points: col('test_acc') },
+        { label: 'first token', color: C.orange, points: col('first_token_acc') },
+        { label: 'train (teacher-forced)', color: C.green, points: col('train_acc'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' });
+      say('sum-acc', `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-token accuracy', col('first_token_acc'), 2)}`);
+    } },
+    { canvases: ['chart-rep'], draw: () => {
+      lineChart('chart-rep', [
+        { label: 'model', color: C.verm, points: col('repetition') },
+        { label: 'data', color: C.grey, points: col('data_repetition'), dashed: true },
+      ], { y_min: 0, y_max: 1.05, y_label: 'repetition' });
+      const last = state.rows[state.rows.length - 1];
+      say('sum-rep', `${seriesSummary('repetition', col('repetition'), 2)} (data: ${last ? last.data_repetition.toFixed(2) : '–'})`);
+    } },
+    { canvases: ['chart-apm'], draw: () => {
+      lineChart('chart-apm', [{ label: 'APM', color: C.purple, points: col('apm') }], { y_min: 0, y_max: 1.05, y_label: 'APM', legend: 'ul' });
+      say('sum-apm', seriesSummary('APM', col('apm'), 2));
+    } },
+    { canvases: ['chart-cos'], draw: () => {
+      const cos = col('hidden_cos');
+      const [cmin] = range(cos.map((p) => p[1]), 0, 1);
+      lineChart('chart-cos', [{ label: 'mean cosine', color: C.blue, points: cos }], { y_min: cmin, y_max: 1.05, y_label: 'cosine', legend: 'll' });
+      say('sum-cos', seriesSummary('mean hidden cosine', cos, 2));
+    } },
+  ];
+}
+
+/** The attention map of the current snapshot (one draw job; the cosine map is the next). */
+function drawSnapshot() {
+  const snap = scrubSnap();
+  if (!snap) return;
+  const softmax = state.runCfg && state.runCfg.attention === 'softmax';
+  const att = snap.attention;
+  const vmax = Math.max(1e-9, ...att.map(Math.abs));
+  const canvas = canvasById('map-att');
+  draw('heatmap', canvas, {
+    values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
+    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
+  });
+  say('sum-att', `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`);
+}
+
+/** The hidden-state cosine map of the current snapshot (the generations are the next job). */
+function drawSnapshotCos() {
+  const snap = currentSnap();
+  if (!snap) return;
+  const canvas = canvasById('map-cos');
+  draw('heatmap', canvas, {
+    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark: darkScheme.matches,
+  });
+  const offdiag = [];
+  for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
+  say('sum-mapcos', `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`);
+}
+
+/** Chapter 1's decoded samples (inputs, truth, generation), updated in place. */
+function drawSamples(snap) {
+  $('samples').querySelector('.placeholder')?.remove();
+  const boxes = keepChildren($('samples'), snap.samples.length, () => {
+    const div = document.createElement('div');
+    div.className = 'sample';
+    for (let k = 0; k < 3; k += 1) {
+      const row = document.createElement('div');
+      row.className = 'tokrow';
+      div.append(row);
+    }
+    return div;
+  });
+  snap.samples.forEach((s, i) => {
+    const div = boxes[i];
+    setAttr(div, 'aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
+    const [x, y, yhat] = /** @type {HTMLElement[]} */ ([...div.children]);
+    fillTokenRow(x, 'x', s.inputs);
+    fillTokenRow(y, 'y', s.truth);
+    fillTokenRow(yhat, 'ŷ', s.generated, s.truth);
+  });
+}
+
+
+/** @type {import('../charts.js').ChapterView} */
+export const view = {
+  number: 1,
+  markers,
+  charts: [
+    ...plateauJobs(),
+    { canvases: ['map-att'], draw: drawSnapshot },
+    { canvases: ['map-cos'], draw: drawSnapshotCos },
+  ],
+  samples: drawSamples,
+  note,
+  warm: [],
+};
