@@ -69,6 +69,25 @@ pub fn span(p: Option<(usize, usize)>) -> String {
     p.map_or("—".to_string(), |(a, b)| format!("{a}–{b}"))
 }
 
+/// A model's configuration in one line, as the generated sections state it: layers, heads,
+/// widths, batch, learning rate, weight decay, steps and the evaluation's cadence and size.
+pub fn model_line(cfg: &crate::config::RunConfig) -> String {
+    format!(
+        "{} layer(s), {} head(s), d {}, d_ff {}, batch {}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
+        cfg.layers,
+        cfg.heads,
+        cfg.d_model,
+        cfg.d_ff,
+        cfg.batch,
+        cfg.lr,
+        cfg.weight_decay,
+        cfg.steps,
+        cfg.eval_every,
+        cfg.eval_batch,
+        if cfg.experiment == crate::config::Task::Anchors { " per subset" } else { "" }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,11 @@
 
 use super::rows::AnchorRow;
 use crate::report::step;
+// The sections of REPRODUCTION.md: written by the command line, never by the page.
+#[cfg(feature = "engine")]
+mod section;
+#[cfg(feature = "engine")]
+pub use section::*;
 
 /// Accuracy at which a subset counts as learned, and at which a held-out answer counts as the
 /// model's answer.

@@ -3,6 +3,12 @@
 
 use super::rows::LmRow;
 
+// The sections of REPRODUCTION.md: written by the command line, never by the page.
+#[cfg(feature = "engine")]
+mod section;
+#[cfg(feature = "engine")]
+pub use section::*;
+
 /// The paper's collapse threshold for Pythia: the mean pairwise cosine rises "above 0.9" within
 /// a few steps.
 pub const COLLAPSED: f64 = 0.9;

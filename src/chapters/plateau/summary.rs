@@ -7,6 +7,12 @@
 use super::rows::{MetricRow, Snapshot};
 use crate::history::History;
 
+// The sections of REPRODUCTION.md: written by the command line, never by the page.
+#[cfg(feature = "engine")]
+mod section;
+#[cfg(feature = "engine")]
+pub use section::*;
+
 /// Test accuracy that counts as "the drop has happened".
 pub const DROP_ACC: f64 = 0.5;
 

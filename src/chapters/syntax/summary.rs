@@ -6,6 +6,12 @@
 use super::rows::SyntaxRow;
 use crate::report::{span, step};
 
+// The sections of REPRODUCTION.md: written by the command line, never by the page.
+#[cfg(feature = "engine")]
+mod section;
+#[cfg(feature = "engine")]
+pub use section::*;
+
 /// Chapter 3's line: the verb loss's drop and the onsets, the minimal pairs' accuracy and the
 /// subject → verb UAS.
 pub fn headline_syntax(rows: &[SyntaxRow]) -> Option<String> {

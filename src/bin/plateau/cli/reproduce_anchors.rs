@@ -7,36 +7,6 @@ use super::{CliError, Flags};
 use plateau::config::Preset;
 use plateau::config::RunConfig;
 use std::process::ExitCode;
-/// Chapter 2's task in words: the mix and the sequence length.
-pub(super) fn anchors_task_line(cfg: &RunConfig) -> String {
-    format!(
-        "{}, sequences of {} tokens, {}",
-        if cfg.memory > 0.0 {
-            format!("reasoning and memory anchors ({} memory samples)", cfg.memory)
-        } else {
-            "reasoning anchors only (no memory anchors)".to_string()
-        },
-        cfg.seq_len,
-        if cfg.warmup > 0 { format!("{}-step linear warm-up", cfg.warmup) } else { "no warm-up".to_string() }
-    )
-}
-
-pub(super) fn model_line(cfg: &RunConfig) -> String {
-    format!(
-        "{} layer(s), {} head(s), d {}, d_ff {}, batch {}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
-        cfg.layers,
-        cfg.heads,
-        cfg.d_model,
-        cfg.d_ff,
-        cfg.batch,
-        cfg.lr,
-        cfg.weight_decay,
-        cfg.steps,
-        cfg.eval_every,
-        cfg.eval_batch,
-        if cfg.experiment == plateau::config::Task::Anchors { " per subset" } else { "" }
-    )
-}
 
 /// The interactive default as changes from the mixed reconstruction (the ablation's last rows
 /// change it further).
@@ -228,24 +198,7 @@ pub(super) fn reproduce_ablation(flags: &Flags, args: &[String]) -> Result<ExitC
     let long = cells.iter().find(|c| c.factor == LONG_RUNS && c.gamma == 0.3 && !c.runs.is_empty());
     let long_paragraph = long.map(r::long_runs_paragraph);
     let base = ablation_base();
-    let body = format!(
-        "## Chapter 2 — what decides the held-out answer: an ablation (generated)\n\n\
-         {}, from the runs in `{dir}/`. \
-         Each configuration changes one factor of the mixed reconstruction ({}, {} memory samples, sequence length {}, \
-         no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
-         implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
-         20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
-         whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}{}",
-        written_by(args, kind),
-        model_line(&base),
-        base.memory,
-        base.seq_len,
-        r::ablation_table(&cells),
-        r::ablation_findings(&cells),
-        long_paragraph.as_ref().map_or(String::new(), |p| format!(
-            "\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-long-findings`):\n\n> {p}\n"
-        )),
-    );
+    let body = r::ablation_section(&written_by(args, kind), &dir, &base, &cells, long_paragraph.as_deref());
     sweep.publish(flags, "chapter2-ablation", &body, long_paragraph.as_deref().map(|p| ("chapter2-long-findings", p)))
 }
 
@@ -293,38 +246,13 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
         && base.model == plateau::config::ModelKind::Transformer
         && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
     let paragraph = r::anchors_page_paragraph(&runs);
-    // `--fresh-seeds`: the seeds the preset was not chosen with, counted on their own.
-    let fresh_line = match fresh {
-        Some(fresh) => {
-            let only: Vec<_> = runs.iter().filter(|s| fresh.contains(&s.seed)).cloned().collect();
-            format!(
-                "\nOn the seeds the preset was not chosen with ({}), counted alone:\n\n{}",
-                fresh.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", "),
-                r::anchors_comparison(&only).split("\nAgainst the paper").next().unwrap_or_default()
-            )
-        }
-        None => String::new(),
-    };
-    let page_paragraph = if page_default {
-        format!("\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-findings`):\n\n> {paragraph}\n")
-    } else {
-        String::new()
-    };
-    let body = format!(
-        "## Chapter 2 — {} preset, anchors, {} (generated)\n\n\
-         {}. Task: {}. Model: {} ({}), γ-init, AdamW. \
-         Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
-         `src/chapters/anchors/data.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
-        base.preset.name(),
-        base.model.name(),
-        written_by(args, kind),
-        anchors_task_line(&base),
-        base.model.name(),
-        model_line(&base),
-        r::anchors_table(&runs),
-        r::anchors_comparison(&runs),
-        fresh_line,
-        page_paragraph,
+    let body = r::anchors_section(
+        &written_by(args, kind),
+        &base,
+        &csv_dir,
+        &runs,
+        fresh.as_deref(),
+        page_default.then_some(paragraph.as_str()),
     );
     sweep.publish(flags, &name, &body, page_default.then_some(("chapter2-findings", paragraph.as_str())))
 }
@@ -379,26 +307,12 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     // run of the whole ablation (every factor, the default γ pair) writes it.
     let whole = only.is_none() && gammas == [0.4, 0.8];
     let paragraph = r::learning_order_paragraph(&cells, &fresh);
-    let body = format!(
-        "## Chapter 2 — which subset is learned first: the memory design (generated)\n\n\
-         {}, from the runs in `{dir}/`. \
-         The base is the page's interactive default with half of each batch memory samples ({}; {}); each \
-         configuration changes one factor of how the memory samples are made. The paper's claim (PAPERS.md §B): \
-         at small init (large γ) the reasoning anchors are learned before the memory anchors, at large init the \
-         memory anchors first. A subset is *learned* at the first evaluation with accuracy ≥ {}; a cell's \
-         steps are memory step / reasoning step per seed (— = not within the run). Every finished run of \
-         this command is listed.\n\n{}\n### What it shows\n\n{}{}",
-        written_by(args, kind),
-        model_line(&base),
-        anchors_task_line(&base),
-        r::LEARNED,
-        r::learning_order_table(&cells, &fresh),
-        r::learning_order_findings(&cells, &fresh),
-        if whole {
-            format!("\n### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section `chapter2-order-findings`):\n\n> {paragraph}\n")
-        } else {
-            String::new()
-        },
+    let body = r::learning_order_section(
+        &written_by(args, kind),
+        &dir,
+        &base,
+        (&cells, &fresh),
+        whole.then_some(paragraph.as_str()),
     );
     sweep.publish(
         flags,

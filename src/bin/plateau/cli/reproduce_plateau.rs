@@ -6,7 +6,6 @@ use super::sweep::{load_checkpoint, resumed_or_new, save_checkpoint};
 use super::{drive, output, CliError, Flags};
 use plateau::backend::BackendKind;
 use plateau::chapters::plateau::MetricRow;
-use plateau::config::Preset;
 use plateau::config::RunConfig;
 use plateau::history::Row;
 use plateau::run::Run;
@@ -128,62 +127,15 @@ pub(super) fn reproduce_plateau(flags: &Flags, args: &[String]) -> Result<ExitCo
     }
     let name = format!("chapter1-{}-{}", base.preset.name(), base.experiment.name());
     let cmd = format!("cargo run --release --bin plateau -- reproduce {}", args.join(" "));
-    let cfgline: Vec<String> = base.non_default_pairs().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let body = format!(
-        "## Chapter 1 — {} preset, {} (generated)\n\n\
-         Written by `{}` on {} ({} backend, {} threads available). Model: {} layer(s), {} head(s), d {}, d_ff {}, {} attention, \
-         n {}, batch {}, lr {}, {} steps ({}× for c < 1), evaluation every {} steps on a fresh held-out batch of {}. \
-         Non-default settings: {}. Per-run CSVs: `{csv_dir}/`. *Wall s* is each run's wall-clock time, including any \
-         time this machine gave to other work meanwhile (step timings measured side by side are in `BENCHMARKS.md`).{}\n\n{}\n\
-         ### Against the paper\n\n{}",
-        base.preset.name(),
-        base.experiment.name(),
+    let written = format!(
+        "Written by `{}` on {} ({} backend, {} threads available)",
         cmd.trim(),
         today(),
         kind.name(),
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-        base.layers,
-        base.heads,
-        base.d_model,
-        base.d_ff,
-        base.attention.name(),
-        base.n,
-        base.batch,
-        base.lr,
-        base.steps,
-        long,
-        base.eval_every,
-        base.eval_batch,
-        if cfgline.is_empty() { "none".to_string() } else { cfgline.join(", ") },
-        if finished_only {
-            format!(
-                " `--finished-only`: the runs below were finished by earlier invocations (same config and backend; \
-                 the date of each is in its `{csv_dir}/*.json`); this one trained nothing."
-            )
-        } else if resumed > 0 {
-            format!(
-                " {resumed} of the {} runs were finished by earlier invocations with `--resume` (same config and \
-                 backend; the date of each is in its `{csv_dir}/*.json`), the rest by this one.",
-                summaries.len()
-            )
-        } else {
-            String::new()
-        },
-        report::table(&summaries),
-        report::comparison(&summaries, base.preset == Preset::Paper && base.experiment == plateau::config::Task::Mws),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    let body = if missing.is_empty() {
-        body
-    } else {
-        format!(
-            "{body}\n**Unfinished sweep:** {} of the {} runs are finished; not finished: {}. The same command with \
-             `--resume` (instead of `--finished-only` or `--stop-after`) trains the missing runs, continues the \
-             checkpointed ones and keeps the finished ones.\n",
-            summaries.len(),
-            summaries.len() + missing.len(),
-            missing.join(", ")
-        )
-    };
+    let reuse = report::Reuse { finished_only, resumed };
+    let body = report::plateau_section(&written, &base, &csv_dir, long, reuse, &summaries, &missing);
     write_section(&out, &name, &body)?;
     if diverged > 0 {
         eprintln!("{diverged} run(s) diverged; the section lists them as not finished");

@@ -1,6 +1,5 @@
 //! `plateau reproduce --experiment syntax`: the four conditions, and the `--search` for a plateau.
 
-use super::reproduce_anchors::model_line;
 use super::shared::{change_text, int_flag, list_flag, seed_list, subset_flag, written_by, MAX_STEPS};
 use super::sweep::{Sweep, SYNTAX_RUNS};
 use super::{CliError, Flags};
@@ -120,7 +119,7 @@ fn syntax_cells(
 /// `plateau reproduce --experiment syntax --design [--configs a,b] [--finished-only]`: every
 /// language of [`SYNTAX_DESIGN`] × seeds; writes the `chapter3-design` section.
 pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
-    use plateau::chapters::syntax::{metrics as m, summary as r};
+    use plateau::chapters::syntax::summary as r;
     let mut sweep = Sweep::from_flags(flags)?;
     let kind = sweep.kind;
     let cells = syntax_cells(flags, SYNTAX_DESIGN, &mut sweep)?;
@@ -129,31 +128,7 @@ pub(super) fn reproduce_syntax_design(flags: &Flags, args: &[String]) -> Result<
     }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::design_page_paragraph(&cells);
-    let body = format!(
-        "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
-         {}, from the runs named in \
-         `SYNTAX_DESIGN` (`src/bin/plateau/cli/reproduce_syntax.rs`). Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
-         the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
-         (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
-         sentences whose subject stands ≥ {} words before it) and its drop, by the rule of `metrics::syntax::plateau_end` \
-         (as in the plateau search below); the fall's 10 % and 90 % steps (`metrics::syntax::fall_width`: first held for \
-         {} evaluations, the floor the median of the last {}) and whether its width is at most {} of the plateau's length \
-         (sudden, `metrics::syntax::is_sudden`); the structure onset by the same plateau rule rising on the best head's UAS \
-         of the subject → verb arcs (the arcs `verb_loss` needs) and on all non-adjacent arcs of {} fixed sentences; and \
-         whether an onset lies within two evaluations of a sudden drop (issue #35's rule, fixed before any design was run). \
-         Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}\n### On the page\n\n\
-         Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-design-findings`):\n\n> {paragraph}\n",
-        written_by(args, kind),
-        model_line(&base),
-        plateau::chapters::syntax::VERB_ITEMS,
-        plateau::chapters::syntax::VERB_MIN_DISTANCE,
-        m::FALL_SUSTAIN,
-        m::FLOOR_EVALS,
-        m::SUDDEN_SHARE,
-        plateau::chapters::syntax::PROBE_SENTENCES,
-        r::design_table(&cells),
-        r::design_findings(&cells),
-    );
+    let body = r::design_section(&written_by(args, kind), &base, &cells, &paragraph);
     sweep.publish(flags, "chapter3-design", &body, Some(("chapter3-design-findings", &paragraph)))
 }
 
@@ -173,27 +148,7 @@ pub(super) fn reproduce_syntax_search(flags: &Flags, args: &[String]) -> Result<
     }
     let base = RunConfig::syntax_agreement(Preset::Interactive);
     let paragraph = r::search_page_paragraph(&cells);
-    let body = format!(
-        "## Chapter 3 — the search for a plateau (generated)\n\n\
-         {}, from the runs in `{dir}/`. \
-         Each configuration changes one factor of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3) that plausibly creates a plateau. \
-         For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
-         subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
-         (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
-         σ̂ the curve's own evaluation-to-evaluation noise); the structure onset, the same rule rising on the UAS over \
-         non-adjacent arcs of {} fixed held-out sentences; whether the two lie within two evaluations; and how far the \
-         best non-adjacent UAS rises above its best fixed-offset guess. A plateau that ends where a warm-up ends is the \
-         learning rate's ramp, not the model's. Every finished run of this command is listed.\n\n\
-         {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
-         `chapter3-search-findings`):\n\n> {paragraph}\n",
-        written_by(args, kind),
-        model_line(&base),
-        plateau::chapters::syntax::VERB_ITEMS,
-        plateau::chapters::syntax::VERB_MIN_DISTANCE,
-        plateau::chapters::syntax::PROBE_SENTENCES,
-        r::search_table(&cells),
-        r::search_findings(&cells),
-    );
+    let body = r::search_section(&written_by(args, kind), &dir, &base, &cells, &paragraph);
     sweep.publish(flags, "chapter3-search", &body, Some(("chapter3-search-findings", &paragraph)))
 }
 
@@ -250,31 +205,8 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
         && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
             == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
     let paragraph = r::syntax_page_paragraph(&runs, base.grammar);
-    let page_paragraph = if page_default {
-        format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n")
-    } else {
-        String::new()
-    };
-    let body = format!(
-        "## Chapter 3 — {} preset{}, syntax (generated)\n\n\
-         {}. Encoder: {}; MLM with BERT masking (`language::mask`) on the \
-         {} language of `{}`; R averaged over sentences (the paper's code \
-         sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
-         whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
-         non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\
-         ### The paper's questions\n\n{}{}",
-        base.preset.name(),
-        variant_words(&base),
-        written_by(args, kind),
-        model_line(&base),
-        base.grammar.name(),
-        plateau::chapters::syntax::language::source_file(base.grammar),
-        plateau::chapters::syntax::VERB_ITEMS,
-        plateau::chapters::syntax::VERB_MIN_DISTANCE,
-        r::syntax_table(&runs, base.grammar),
-        r::syntax_comparison(&runs, base.grammar),
-        page_paragraph,
-    );
+    let body =
+        r::syntax_section(&written_by(args, kind), &base, &csv_dir, &runs, page_default.then_some(paragraph.as_str()));
     sweep.publish(flags, &name, &body, page_default.then_some(("chapter3-findings", paragraph.as_str())))
 }
 
@@ -296,24 +228,4 @@ fn syntax_variant(cfg: &RunConfig) -> String {
         v.push_str(&format!("-{}head", cfg.heads));
     }
     v
-}
-
-/// [`syntax_variant`] in words for the section's title: "" or ", nested language, 1 layer(s)".
-fn variant_words(cfg: &RunConfig) -> String {
-    let d = RunConfig::syntax_agreement(cfg.preset);
-    let mut w = vec![];
-    if cfg.grammar != d.grammar {
-        w.push(format!("{} language", cfg.grammar.name()));
-    }
-    if cfg.layers != d.layers {
-        w.push(format!("{} layer(s)", cfg.layers));
-    }
-    if cfg.heads != d.heads {
-        w.push(format!("{} head(s) per layer", cfg.heads));
-    }
-    if w.is_empty() {
-        String::new()
-    } else {
-        format!(", {}", w.join(", "))
-    }
 }

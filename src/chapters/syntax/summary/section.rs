@@ -1,0 +1,121 @@
+//! The text of chapter 3's sections of `REPRODUCTION.md`, beside the tables they quote: the λ
+//! conditions of one configuration, the search for a plateau and the language design search
+//! (`plateau reproduce --experiment syntax [--search | --design]` writes them).
+
+use super::{
+    design_findings, design_table, search_findings, search_table, syntax_comparison, syntax_table, SearchCell,
+    SyntaxSummary,
+};
+use crate::chapters::syntax::metrics as m;
+use crate::config::RunConfig;
+
+/// The section of the λ conditions (baseline, suppression, promotion, brief suppression) of
+/// `base`'s runs (`csv_dir` holds their CSVs), with the page's paragraph for the page's default.
+pub fn syntax_section(
+    written_by: &str,
+    base: &RunConfig,
+    csv_dir: &str,
+    runs: &[SyntaxSummary],
+    page: Option<&str>,
+) -> String {
+    let page_paragraph = match page {
+        Some(paragraph) => format!("\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section `chapter3-findings`):\n\n> {paragraph}\n"),
+        None => String::new(),
+    };
+    format!(
+        "## Chapter 3 — {} preset{}, syntax (generated)\n\n\
+         {}. Encoder: {}; MLM with BERT masking (`language::mask`) on the \
+         {} language of `{}`; R averaged over sentences (the paper's code \
+         sums over the batch). The loss drop is where `verb_loss` (the masked main verb of {} fixed held-out sentences \
+         whose subject stands ≥ {} words before it) leaves a plateau, and the structure onset where the UAS over \
+         non-adjacent arcs leaves one, both by `metrics::syntax::plateau_end`. Per-run CSVs: `{csv_dir}/`.\n\n{}\n\
+         ### The paper's questions\n\n{}{}",
+        base.preset.name(),
+        variant_words(base),
+        written_by,
+        crate::report::model_line(base),
+        base.grammar.name(),
+        crate::chapters::syntax::language::source_file(base.grammar),
+        crate::chapters::syntax::VERB_ITEMS,
+        crate::chapters::syntax::VERB_MIN_DISTANCE,
+        syntax_table(runs, base.grammar),
+        syntax_comparison(runs, base.grammar),
+        page_paragraph,
+    )
+}
+
+/// The language design search's section (`base`: the configuration each design changes the
+/// language of), with the page's paragraph.
+pub fn design_section(written_by: &str, base: &RunConfig, cells: &[SearchCell], paragraph: &str) -> String {
+    format!(
+        "## Chapter 3 — the design search: which language gives a sudden drop with the syntactic heads (generated)\n\n\
+         {}, from the runs named in \
+         `SYNTAX_DESIGN` (`src/bin/plateau/cli/reproduce_syntax.rs`). Each line changes the *language* of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3); \
+         the languages are documented in `src/chapters/syntax/data.rs` (agreement), `src/chapters/syntax/nested.rs` \
+         (nested, nested-verbs) and `src/chapters/syntax/dyck.rs` (dyck). For every run: the plateau of `verb_loss` (the masked outermost verb of {} fixed held-out \
+         sentences whose subject stands ≥ {} words before it) and its drop, by the rule of `metrics::syntax::plateau_end` \
+         (as in the plateau search below); the fall's 10 % and 90 % steps (`metrics::syntax::fall_width`: first held for \
+         {} evaluations, the floor the median of the last {}) and whether its width is at most {} of the plateau's length \
+         (sudden, `metrics::syntax::is_sudden`); the structure onset by the same plateau rule rising on the best head's UAS \
+         of the subject → verb arcs (the arcs `verb_loss` needs) and on all non-adjacent arcs of {} fixed sentences; and \
+         whether an onset lies within two evaluations of a sudden drop (issue #35's rule, fixed before any design was run). \
+         Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}\n### On the page\n\n\
+         Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-design-findings`):\n\n> {paragraph}\n",
+        written_by,
+        crate::report::model_line(base),
+        crate::chapters::syntax::VERB_ITEMS,
+        crate::chapters::syntax::VERB_MIN_DISTANCE,
+        m::FALL_SUSTAIN,
+        m::FLOOR_EVALS,
+        m::SUDDEN_SHARE,
+        crate::chapters::syntax::PROBE_SENTENCES,
+        design_table(cells),
+        design_findings(cells),
+    )
+}
+
+/// The plateau search's section (`dir` holds its runs), with the page's paragraph.
+pub fn search_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[SearchCell], paragraph: &str) -> String {
+    format!(
+        "## Chapter 3 — the search for a plateau (generated)\n\n\
+         {}, from the runs in `{dir}/`. \
+         Each configuration changes one factor of the agreement grammar's interactive configuration ({}; the chapter's default until URL version 3) that plausibly creates a plateau. \
+         For every run: the plateau of `verb_loss` (the masked main verb's loss on {} fixed held-out sentences whose \
+         subject stands ≥ {} words before it) that ends in its drop, by the rule of `metrics::syntax::plateau_end` \
+         (≥ 5 evaluations within a band of 4σ̂, then a fall of 6σ̂ below the band within 5 evaluations that holds for 2; \
+         σ̂ the curve's own evaluation-to-evaluation noise); the structure onset, the same rule rising on the UAS over \
+         non-adjacent arcs of {} fixed held-out sentences; whether the two lie within two evaluations; and how far the \
+         best non-adjacent UAS rises above its best fixed-offset guess. A plateau that ends where a warm-up ends is the \
+         learning rate's ramp, not the model's. Every finished run of this command is listed.\n\n\
+         {}\n### What it shows\n\n{}\n### On the page\n\nChapter 3's text quotes this paragraph (`index.html`, section \
+         `chapter3-search-findings`):\n\n> {paragraph}\n",
+        written_by,
+        crate::report::model_line(base),
+        crate::chapters::syntax::VERB_ITEMS,
+        crate::chapters::syntax::VERB_MIN_DISTANCE,
+        crate::chapters::syntax::PROBE_SENTENCES,
+        search_table(cells),
+        search_findings(cells),
+    )
+}
+
+/// The language and model of a chapter 3 run where they differ from the agreement grammar's
+/// configuration of its preset, in words for the section's title: "" or ", nested language, 1 layer(s)".
+pub fn variant_words(cfg: &RunConfig) -> String {
+    let d = RunConfig::syntax_agreement(cfg.preset);
+    let mut w = vec![];
+    if cfg.grammar != d.grammar {
+        w.push(format!("{} language", cfg.grammar.name()));
+    }
+    if cfg.layers != d.layers {
+        w.push(format!("{} layer(s)", cfg.layers));
+    }
+    if cfg.heads != d.heads {
+        w.push(format!("{} head(s) per layer", cfg.heads));
+    }
+    if w.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", w.join(", "))
+    }
+}
