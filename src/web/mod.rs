@@ -268,10 +268,13 @@ pub fn parse_page(query: String, controls: Vec<String>, charts: Vec<String>) -> 
 }
 
 /// The page keys of `flags` that differ from their defaults ([`crate::config::page_query`]), as
-/// `key=value` strings; `[]` for flags that do not read.
+/// `key=value` strings; throws, naming the field, for flags that do not read (a page bug, never
+/// a silent loss of the keys).
 #[wasm_bindgen(js_name = pageQuery)]
-pub fn page_query(flags: JsValue) -> Vec<String> {
-    serde_wasm_bindgen::from_value(flags).map(|f| crate::config::page_query(&f)).unwrap_or_default()
+pub fn page_query(flags: JsValue) -> Result<Vec<String>, JsValue> {
+    let flags: crate::config::PageFlags =
+        serde_wasm_bindgen::from_value(flags).map_err(|e| js_err(format!("invalid page keys: {e}")))?;
+    Ok(crate::config::page_query(&flags))
 }
 
 /// The URL query that reproduces a config (`v=3` and its non-default values).
