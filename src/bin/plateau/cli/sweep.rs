@@ -208,19 +208,6 @@ impl Sweep {
         label: &str,
         train: bool,
     ) -> Result<Option<(Vec<R>, f64)>, CliError> {
-        let got = self.train(kept, cfg, stem, label, train)?;
-        self.missing += usize::from(got.is_none());
-        Ok(got)
-    }
-
-    fn train<R>(
-        &mut self,
-        kept: &Kept<R>,
-        cfg: &RunConfig,
-        stem: &str,
-        label: &str,
-        train: bool,
-    ) -> Result<Option<(Vec<R>, f64)>, CliError> {
         let kind = self.kind;
         let (csv, meta) = (format!("{stem}.csv"), format!("{stem}.json"));
         let mine = my_turn(&mut self.shard);
@@ -228,6 +215,7 @@ impl Sweep {
             return Ok(Some(done));
         }
         if !train || self.finished_only || !mine || self.budget == Some(0) {
+            self.missing += 1;
             return Ok(None);
         }
         let ckpt = format!("{stem}.ckpt");
@@ -254,6 +242,7 @@ impl Sweep {
                 "{label}: stopped at step {} (--stop-after); checkpoint in {ckpt}, continue with --resume",
                 run.step()
             );
+            self.missing += 1;
             return Ok(None);
         }
         if let Status::Diverged(msg) = run.status() {
