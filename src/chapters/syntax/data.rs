@@ -243,23 +243,28 @@ impl Sentence {
 /// (the config's default `lexicon`).
 pub const FULL_LEXICON: usize = crate::config::defaults::FULL_LEXICON;
 
-struct Builder<'a> {
-    rng: &'a mut ChaCha8Rng,
+/// A sentence being drawn: its tokens, each token's head, the (subject, verb) pairs. The
+/// agreement grammar's productions are below; the nested language adds its own
+/// (`nested.rs`).
+pub(super) struct Builder<'a> {
+    pub(super) rng: &'a mut ChaCha8Rng,
     /// Words per open class in use: nouns `min(lexicon, 10)`, verbs `min(lexicon, 5)` per
-    /// transitivity and number, adjectives `min(lexicon, 6)`.
-    lexicon: usize,
-    tokens: Vec<i64>,
-    heads: Vec<Option<usize>>,
-    verbs: Vec<(usize, usize)>,
+    /// transitivity and number, adjectives `min(lexicon, 6)` (the nested language: see there).
+    pub(super) lexicon: usize,
+    pub(super) tokens: Vec<i64>,
+    pub(super) heads: Vec<Option<usize>>,
+    pub(super) verbs: Vec<(usize, usize)>,
 }
 
 impl Builder<'_> {
-    fn push(&mut self, tok: i64) -> usize {
+    /// Appends `tok` (no head yet); its position.
+    pub(super) fn push(&mut self, tok: i64) -> usize {
         self.tokens.push(tok);
         self.heads.push(None);
         self.tokens.len() - 1
     }
-    fn coin(&mut self, p: f64) -> bool {
+    /// True with probability `p`.
+    pub(super) fn coin(&mut self, p: f64) -> bool {
         self.rng.random::<f64>() < p
     }
     fn pick(&mut self, base: usize, n: usize) -> i64 {

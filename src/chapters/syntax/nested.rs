@@ -27,7 +27,7 @@
 //! `verbs-only` masking ([`super::language::Grammar::NestedVerbs`]) masks verbs and nothing else, so
 //! every target is predicted by its arc alone (issue #35, family (b)).
 
-use super::data::{AgreementItem, Sentence, FIRST_WORD};
+use super::data::{AgreementItem, Builder, Sentence, FIRST_WORD};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -158,24 +158,7 @@ pub fn foil(tok: i64) -> Option<i64> {
     Some(verb_of((n + 1) % N_NOUN, slot))
 }
 
-struct Builder<'a> {
-    rng: &'a mut ChaCha8Rng,
-    lexicon: usize,
-    tokens: Vec<i64>,
-    heads: Vec<Option<usize>>,
-    verbs: Vec<(usize, usize)>,
-}
-
 impl Builder<'_> {
-    fn push(&mut self, tok: i64) -> usize {
-        self.tokens.push(tok);
-        self.heads.push(None);
-        self.tokens.len() - 1
-    }
-    fn coin(&mut self, p: f64) -> bool {
-        self.rng.random::<f64>() < p
-    }
-
     /// Clause at depth `k`; returns `(noun, verb)` positions.
     fn clause(&mut self, k: usize) -> (usize, usize) {
         let det = if self.coin(P_DET) {

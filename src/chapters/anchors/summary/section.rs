@@ -81,7 +81,9 @@ pub fn ablation_section(
          {}, from the runs in `{dir}/`. \
          Each configuration changes one factor of the mixed reconstruction ({}, {} memory samples, sequence length {}, \
          no warm-up) toward the pure reasoning task of the predecessor's code, which an independent PyTorch \
-         implementation found inferential at γ = 0.8; the last rows combine factors. Keys and noise share the range \
+         implementation found inferential at γ = 0.8; the last rows combine factors or change one factor of the \
+         interactive default, the latest of them (smaller batches, a larger learning rate) to find a faster \
+         default for the compare view, whose large-init side settles last. Keys and noise share the range \
          20–99 in every row, as in that code. Every finished run of this command is listed; a configuration \
          whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}{}",
         written_by,
