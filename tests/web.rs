@@ -469,6 +469,53 @@ fn the_legend_moves_out_of_the_curves_way() {
     assert_eq!(svg.matches(BOX).count(), 0, "no legend box inside the plot: {svg}");
 }
 
+/// Marker labels stay inside the canvas: one that fits to the right of its line starts there,
+/// one that would run past the right edge ends at its line, and one too long for either side
+/// (chapter 3's events at one step share a label) is shifted inside the canvas.
+#[wasm_bindgen_test]
+fn marker_labels_stay_inside_the_canvas() {
+    use plateau::web::charts::{lines_svg, LineSpec, Marker, Series};
+    let long = "verb-loss drop, non-adjacent onset, selection onset 425";
+    let marker = |x: f64, label: &str| Marker { x, label: label.into() };
+    let spec = LineSpec {
+        x_max: 1500.0,
+        y_min: 0.0,
+        y_max: 1.0,
+        y_log: false,
+        x_log: false,
+        y_label: "loss".into(),
+        series: vec![Series {
+            label: "train".into(),
+            color: "#0072b2".into(),
+            points: (0..=15).map(|x| (x as f64 * 100.0, 0.5)).collect(),
+            dashed: false,
+        }],
+        bands: vec![],
+        markers: vec![marker(425.0, long), marker(100.0, "drop 100"), marker(1400.0, "onset 1400")],
+        scale: 1.0,
+        dark: false,
+        legend: "lr".into(),
+    };
+    let (width, per_char) = (360.0, 5.6);
+    let svg = lines_svg(&spec, width as u32, 220).unwrap();
+    // Whether the `<text>` showing `content` is anchored at its end (else at its start).
+    let anchored_end = |content: &str| {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>'))
+            .find(|(_, rest)| rest.split_once("</text>").is_some_and(|(c, _)| c.trim() == content))
+            .is_some_and(|(tag, _)| tag.contains("text-anchor=\"end\""))
+    };
+    let (x, _) = svg_text_at(&svg, long);
+    let chars = long.chars().count() as f64 + 2.0; // the label's padding spaces
+    assert!(!anchored_end(long), "{svg}");
+    assert!(x >= 0.0 && x + chars * per_char <= width + 0.5, "the long label inside the canvas: starts at {x}");
+    let (short, _) = svg_text_at(&svg, "drop 100");
+    assert!(!anchored_end("drop 100") && short > 44.0 && short < 100.0, "starts at its line: {short}");
+    let (right, _) = svg_text_at(&svg, "onset 1400");
+    assert!(anchored_end("onset 1400") && right > 300.0 && right < width, "ends at its line: {right}");
+}
+
 /// A seed band is drawn under its curve as one filled polygon in the curve's colour (the SVG
 /// names it), and a chart without bands has none.
 #[wasm_bindgen_test]

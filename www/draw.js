@@ -92,6 +92,21 @@ export function lineChart(id, series, opts) {
   draw('lines', canvas, { x_max: Math.max(state.steps, 1), series: banded.series, bands: [...fixedBands, ...banded.bands], markers, scale, dark: darkScheme.matches, ...rest });
 }
 
+/** A cosine-similarity map (`values`: an `n` × `n` matrix, row-major, in [0, 1]) on canvas `id`,
+ * both axes named `axis`; returns the lowest and highest cosine below the diagonal from index
+ * `first` on, for the caption (the engine's values, only read here).
+ * @param {string} id @param {number[]} values @param {number} n @param {string} axis @param {number} [first] */
+export function cosineMap(id, values, n, axis, first = 0) {
+  const canvas = canvasById(id);
+  draw('heatmap', canvas, {
+    values, rows: n, cols: n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
+    x_label: axis, y_label: axis, scale: fit(canvas), dark: darkScheme.matches,
+  });
+  const below = [];
+  for (let i = first; i < n; i += 1) for (let j = first; j < i; j += 1) below.push(values[i * n + j]);
+  return [Math.min(...below), Math.max(...below)];
+}
+
 /** The range of the finite `values`, widened to include `lo` and `hi`. @param {number[]} values @param {number} lo @param {number} hi */
 export function range(values, lo, hi) {
   const finite = values.filter(Number.isFinite);

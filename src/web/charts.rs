@@ -202,10 +202,13 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     };
     // Marker labels go in a strip above the plot, where no curve or legend can hide them: one
     // line, and another for each label that would run into one at its left; a label that would
-    // run past the right edge is drawn to the left of its line.
+    // run past the right edge is drawn to the left of its line, and one that fits on neither
+    // side of it is shifted to stay inside the canvas (its leader still starts at the line).
     let (margin, y_area, line_h) = (8.0 * s, 44.0 * s, 12.0 * s);
-    let plot = (margin + y_area, root.dim_in_pixel().0 as f64 - margin);
-    let mut labels: Vec<(&Marker, String, usize, HPos)> = Vec::new();
+    let canvas_w = root.dim_in_pixel().0 as f64;
+    let plot = (margin + y_area, canvas_w - margin);
+    // (marker, text, line, text anchor's offset from the marker's line in pixels, anchor side)
+    let mut labels: Vec<(&Marker, String, usize, f64, HPos)> = Vec::new();
     let mut taken: Vec<(usize, f64, f64)> = Vec::new(); // (line, left, right) in pixels
     let mut labeled: Vec<&Marker> = spec.markers.iter().filter(|m| !m.label.is_empty() && m.x.is_finite()).collect();
     labeled.sort_by(|a, b| a.x.total_cmp(&b.x));
@@ -213,10 +216,17 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         let text = format!(" {} ", m.label);
         let px = plot.0 + (tx(m.x) / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0);
         let width = text.chars().count() as f64 * 5.6 * s;
-        let (left, hpos) = if px + width > plot.1 { (px - width, HPos::Right) } else { (px, HPos::Left) };
+        let (left, hpos) = if px + width <= plot.1 {
+            (px, HPos::Left)
+        } else if px - width >= 0.0 {
+            (px - width, HPos::Right)
+        } else {
+            ((canvas_w - width).max(0.0), HPos::Left)
+        };
+        let offset = if matches!(hpos, HPos::Right) { 0.0 } else { left - px };
         let line = (0..).find(|&k| taken.iter().all(|&(l, a, b)| l != k || left > b || left + width < a)).unwrap_or(0);
         taken.push((line, left, left + width));
-        labels.push((m, text, line, hpos));
+        labels.push((m, text, line, offset, hpos));
     }
     let lines = labels.iter().map(|l| l.2 + 1).max().unwrap_or(1);
     // The legend: in a corner no curve or band passes through, else in a strip above the plot
@@ -330,11 +340,12 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
             )))
             .map_err(err)?;
     }
-    for (m, text, line, hpos) in labels {
+    for (m, text, line, offset, hpos) in labels {
         let (px, top) = chart.backend_coord(&(tx(m.x), y1));
-        let at = (px, top - ((lines - line) as f64 * line_h) as i32);
-        root.draw(&PathElement::new(vec![(px, at.1), (px, top)], fg.mix(0.25))).map_err(err)?;
-        root.draw(&Text::new(text, at, font(10.0).pos(Pos::new(hpos, VPos::Top)))).map_err(err)?;
+        let y = top - ((lines - line) as f64 * line_h) as i32;
+        root.draw(&PathElement::new(vec![(px, y), (px, top)], fg.mix(0.25))).map_err(err)?;
+        root.draw(&Text::new(text, (px + offset.round() as i32, y), font(10.0).pos(Pos::new(hpos, VPos::Top))))
+            .map_err(err)?;
     }
     for b in &spec.bands {
         let finite = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {

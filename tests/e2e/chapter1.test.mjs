@@ -141,6 +141,7 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
     for (const [id, s] of sums) assert.ok(s.length > 0, `#${id} is empty`);
     assert.match(Object.fromEntries(sums)['sum-loss'], /^output loss \d+\.\d+ at step \d+/, 'loss summary');
     assert.match(Object.fromEntries(sums)['sum-att'], /^Step \d+:/, 'attention map summary');
+    assert.match(Object.fromEntries(sums)['sum-mapcos'], /^Step \d+: cosines between output positions range -?\d\.\d\d–\d\.\d\d\.$/, 'cosine map summary');
     assert.equal(await page.locator('#samples .sample').count(), 4, 'four generations are shown');
     assert.equal(await page.$eval('#boot', (el) => el.hidden), true, 'the loading message is hidden once training runs');
   });

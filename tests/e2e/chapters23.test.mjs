@@ -126,6 +126,11 @@ test('chapter 3: the nested language by default; a version 2 link keeps the agre
     // The charts name the nested language's own measures, from the engine.
     await now.page.click('#stepbtn');
     await waitFn(now.page, () => document.querySelector('#sum-agree').textContent.startsWith('selection accuracy'));
+    // Events at one step share one marker (one line of the label strip), in step order.
+    const marks = await now.page.evaluate(async () => (await import('./www/chapters/syntax.js')).view.markers({ drop: 425, subject_onset: 425, structure: 600, number_drop: 425 }));
+    assert.equal(marks.length, 2, JSON.stringify(marks));
+    assert.match(marks[0].label, /^verb-loss drop, subject→verb onset, .+ 425$/);
+    assert.deepEqual([marks[0].x, marks[1]], [425, { x: 600, label: 'non-adjacent onset 600' }]);
   });
   const old = await openPage('v2', { query: '?v=2&experiment=syntax&autoplay=0' });
   await old.run(async () => {

@@ -3,7 +3,7 @@
 // the decoded samples, the drop's marker and status note. The engine computes every number.
 import { seriesSummary } from '../pkg-view/plateau.js';
 import { $, canvasById, keepChildren, C, darkScheme, setAttr } from '../dom.js';
-import { col, currentSnap, draw, fillTokenRow, fit, lineChart, range, say, scrubSnap } from '../draw.js';
+import { col, cosineMap, currentSnap, draw, fillTokenRow, fit, lineChart, range, say, scrubSnap } from '../draw.js';
 import { state, trainingSeconds } from '../state.js';
 
 /** The run's event markers: the drop. @param {any} e the engine's events */
@@ -85,14 +85,8 @@ function drawSnapshot() {
 function drawSnapshotCos() {
   const snap = currentSnap();
   if (!snap) return;
-  const canvas = canvasById('map-cos');
-  draw('heatmap', canvas, {
-    values: snap.hidden_cos, rows: snap.n, cols: snap.n, signed: false, vmin: 0, vmax: 1, label_offset: 1,
-    x_label: 'output position', y_label: 'output position', scale: fit(canvas), dark: darkScheme.matches,
-  });
-  const offdiag = [];
-  for (let i = 1; i < snap.n; i += 1) for (let j = 1; j < i; j += 1) offdiag.push(snap.hidden_cos[i * snap.n + j]);
-  say('sum-mapcos', `Step ${snap.step}: cosines between output positions range ${Math.min(...offdiag).toFixed(2)}–${Math.max(...offdiag).toFixed(2)}.`);
+  const [lo, hi] = cosineMap('map-cos', snap.hidden_cos, snap.n, 'output position', 1);
+  say('sum-mapcos', `Step ${snap.step}: cosines between output positions range ${lo.toFixed(2)}–${hi.toFixed(2)}.`);
 }
 
 /** Chapter 1's decoded samples (inputs, truth, generation), updated in place. */

@@ -6,17 +6,20 @@ import { $, canvasById, C, darkScheme } from '../dom.js';
 import { col, currentSnap, draw, fit, fixed, last, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state, trainingSeconds } from '../state.js';
 
-/** The run's event markers: the verb loss's drop and the onsets the engine found.
+/** The run's event markers: the verb loss's drop and the onsets the engine found; events at the
+ * same step share one marker and one label ("verb-loss drop, subject→verb onset 425"), so the
+ * label strip above the plot keeps one line for them.
  * @param {any} o the engine's events (its `Onsets`) */
 function markers(o) {
   const w = words();
-  const out = [];
-  const at = (x, label) => { if (x !== undefined && x !== null) out.push({ x, label: `${label} ${x}` }); };
+  /** @type {Map<number, string[]>} */
+  const byStep = new Map();
+  const at = (x, label) => { if (x !== undefined && x !== null) byStep.set(x, [...(byStep.get(x) || []), label]); };
   at(o.drop, 'verb-loss drop');
   at(o.subject_onset, 'subject→verb onset');
   at(o.structure, 'non-adjacent onset');
   at(o.number_drop, w.onset);
-  return out;
+  return [...byStep].map(([x, labels]) => ({ x, label: `${labels.join(', ')} ${x}` }));
 }
 
 /** The training time at which each row arrived, and the verb loss's drop and the subject → verb

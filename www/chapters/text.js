@@ -3,8 +3,8 @@
 // log step axis with the papers' reference levels, the generations and their similarity map, the
 // collapse's and recovery's markers and the status note.
 import { seriesSummary } from '../pkg-view/plateau.js';
-import { $, canvasById, keepChildren, C, darkScheme, setAttr, setClass, setText } from '../dom.js';
-import { col, draw, fit, fixed, lineChart, range, say, scrubSnap } from '../draw.js';
+import { $, keepChildren, C, setAttr, setClass, setText } from '../dom.js';
+import { col, cosineMap, fixed, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state, trainingSeconds } from '../state.js';
 
 /** The run's event markers: the collapse and the recovery. @param {any} c the engine's events (its `Course`) */
@@ -109,16 +109,10 @@ function drawLmSamples(snap) {
 function drawLmSnapshot() {
   const snap = scrubSnap();
   if (!snap) return;
-  const canvas = canvasById('map-lmcos');
-  draw('heatmap', canvas, {
-    values: snap.hidden_cos, rows: snap.k, cols: snap.k, signed: false, vmin: 0, vmax: 1, label_offset: 1,
-    x_label: 'generated token', y_label: 'generated token', scale: fit(canvas), dark: darkScheme.matches,
-  });
-  const off = [];
-  for (let i = 0; i < snap.k; i += 1) for (let j = 0; j < i; j += 1) off.push(snap.hidden_cos[i * snap.k + j]);
+  const [lo, hi] = cosineMap('map-lmcos', snap.hidden_cos, snap.k, 'generated token');
   // The mean is the engine's `hidden_cos` of the same step (never averaged here).
   const r = state.rows.find((x) => x.step === snap.step);
-  say('sum-lmcos-map', `Step ${snap.step}: cosines between generated tokens range ${Math.min(...off).toFixed(2)}–${Math.max(...off).toFixed(2)}${r ? ` (mean pairwise cosine ${fixed(r.hidden_cos, 2)})` : ''}.`);
+  say('sum-lmcos-map', `Step ${snap.step}: cosines between generated tokens range ${lo.toFixed(2)}–${hi.toFixed(2)}${r ? ` (mean pairwise cosine ${fixed(r.hidden_cos, 2)})` : ''}.`);
 }
 
 
