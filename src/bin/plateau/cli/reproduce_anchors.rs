@@ -318,7 +318,17 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
     // The page quotes the base configuration's order and the configurations that pass; only a
     // run of the whole ablation (every factor, at least the default γ pair) writes it.
     let whole = only.is_none() && gammas.contains(&0.4) && gammas.contains(&0.8);
-    let paragraph = r::learning_order_paragraph(&cells, &fresh);
+    // A passing configuration links to the page in it: small init on screen, large init beside it.
+    let link = |factor: &str, small: f64, large: f64| -> Option<String> {
+        let (_, _, changes) = LEARNING_ORDER.iter().find(|l| l.1 == factor)?;
+        let mut cfg = learning_order_base();
+        for (k, v) in changes.iter() {
+            cfg.set(k, v).ok()?;
+        }
+        cfg.set("gamma", &small.to_string()).ok()?;
+        Some(format!("?{}&compare={large}", plateau::config::to_query(&cfg)))
+    };
+    let paragraph = r::learning_order_paragraph(&cells, &fresh, &link);
     let body = r::learning_order_section(
         &written_by(args, kind),
         &dir,

@@ -161,8 +161,14 @@ pub fn learning_order_findings(cells: &[AblationCell], fresh: &[u64]) -> String 
 /// The page's paragraph on the learning order (`index.html`, section `chapter2-order-findings`):
 /// for the base configuration (the first factor), which subset came first at the largest and the
 /// smallest γ, then the configurations that show the paper's order by the rule of
-/// [`learning_order_findings`] (on all seeds and on the `fresh` ones).
-pub fn learning_order_paragraph(cells: &[AblationCell], fresh: &[u64]) -> String {
+/// [`learning_order_findings`] (on all seeds and on the `fresh` ones), each with the γ pair it
+/// was judged at and, where `link` gives one for `(factor, small-init γ, large-init γ)`, a link
+/// to the page in that configuration.
+pub fn learning_order_paragraph(
+    cells: &[AblationCell],
+    fresh: &[u64],
+    link: &dyn Fn(&str, f64, f64) -> Option<String>,
+) -> String {
     let Some(base) = cells.first().map(|c| c.factor.clone()) else { return String::new() };
     let mine: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == base).collect();
     let at = |c: &AblationCell| {
@@ -179,17 +185,33 @@ pub fn learning_order_paragraph(cells: &[AblationCell], fresh: &[u64]) -> String
     sorted.sort_by(|a, b| b.gamma.total_cmp(&a.gamma));
     let base_text = sorted.iter().map(|c| at(c)).collect::<Vec<_>>().join("; ");
     let findings = learning_order_findings(cells, fresh);
-    let passing: Vec<&str> = findings
+    let passing: Vec<String> = findings
         .lines()
         .filter(|l| l.contains("— the paper's order"))
-        .filter_map(|l| l.strip_prefix("- ").and_then(|l| l.split(':').next()))
+        .filter_map(|l| Some((l.strip_prefix("- ")?.split(':').next()?, l)))
+        .map(|(f, line)| {
+            let at: Vec<f64> = cells.iter().filter(|c| c.factor == f).map(|c| c.gamma).collect();
+            let (lo, hi) = (at.iter().copied().fold(f64::INFINITY, f64::min), at.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            let text = format!("{f}, at γ = {hi} against γ = {lo}");
+            let fresh_note = if line.contains("on the fresh seeds alone it holds") {
+                ", also on the fresh seeds alone"
+            } else if line.contains("on the fresh seeds alone it does not hold") {
+                ", but not on the fresh seeds alone"
+            } else {
+                ""
+            };
+            match link(f, hi, lo) {
+                Some(q) => format!("<a href=\"{}\">{text}</a>{fresh_note}", q.replace('&', "&amp;")),
+                None => format!("{text}{fresh_note}"),
+            }
+        })
         .collect();
     format!(
         "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation): with {base}, {base_text}. {}",
         if passing.is_empty() {
             "No change of the memory samples' design tried there (share, labels, facts per anchor, position, length) gives the paper's order — reasoning first at small init, memory first at large init — by the rule fixed before the runs.".to_string()
         } else {
-            format!("The paper's order — reasoning first at small init, memory first at large init — shows with: {} (by the rule fixed before the runs; see there for the fresh seeds).", passing.join("; "))
+            format!("The paper's order — reasoning first at small init, memory first at large init — shows with: {} (by the rule fixed before the runs).", passing.join("; "))
         }
     )
 }

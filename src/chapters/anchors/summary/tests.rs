@@ -204,13 +204,29 @@ fn the_learning_order_paragraph_names_the_base_and_the_passing_factors() {
         cell("3/8 memory", 0.4, vec![run(0.4, 400, 700)]),
         cell("3/8 memory", 0.8, vec![run(0.8, 300, 250)]),
     ];
-    let p = learning_order_paragraph(&cells, &[]);
+    let none = |_: &str, _: f64, _: f64| None;
+    let p = learning_order_paragraph(&cells, &[], &none);
     assert_eq!(
         p,
         "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation): with half memory, \
          at γ = 0.8 memory first (or together) in 1 of 2 runs, reasoning first in 1; at γ = 0.4 memory first (or together) in 2 of 2 runs, reasoning first in 0. \
-         The paper's order — reasoning first at small init, memory first at large init — shows with: 3/8 memory (by the rule fixed before the runs; see there for the fresh seeds)."
+         The paper's order — reasoning first at small init, memory first at large init — shows with: 3/8 memory, at γ = 0.8 against γ = 0.4 (by the rule fixed before the runs)."
     );
-    assert!(learning_order_paragraph(&cells[..2], &[]).contains("No change of the memory samples' design"));
-    assert_eq!(learning_order_paragraph(&[], &[]), "");
+    // A link to the passing configuration, from the caller (who knows its config).
+    let link = |f: &str, small: f64, large: f64| Some(format!("?factor={}&gamma={small}&compare={large}", f.len()));
+    assert!(
+        learning_order_paragraph(&cells, &[], &link)
+            .contains("shows with: <a href=\"?factor=10&amp;gamma=0.8&amp;compare=0.4\">3/8 memory, at γ = 0.8 against γ = 0.4</a> (by the rule"),
+        "{}",
+        learning_order_paragraph(&cells, &[], &link)
+    );
+    // Every run here is seed 0: as the fresh seeds, they pass again.
+    assert!(
+        learning_order_paragraph(&cells, &[0], &none)
+            .contains("3/8 memory, at γ = 0.8 against γ = 0.4, also on the fresh seeds alone (by the rule"),
+        "{}",
+        learning_order_paragraph(&cells, &[0], &none)
+    );
+    assert!(learning_order_paragraph(&cells[..2], &[], &none).contains("No change of the memory samples' design"));
+    assert_eq!(learning_order_paragraph(&[], &[], &none), "");
 }
