@@ -55,8 +55,18 @@ pub(super) const ABLATION: &[(&str, &str, Pairs, Pairs)] = &[
     // The compare view's budget (issue 36): less time per step (a smaller batch, trained for
     // more steps), also at a larger learning rate. The held-out answer at small init is what
     // they are judged on first.
-    ("default-batch256-lr1e-3", "the interactive default at batch 256 (1200 steps)", DEFAULT, &[("batch", "256"), ("steps", "1200")]),
-    ("default-batch128", "the interactive default at batch 128 (1600 steps)", DEFAULT, &[("batch", "128"), ("steps", "1600")]),
+    (
+        "default-batch256-lr1e-3",
+        "the interactive default at batch 256 (1200 steps)",
+        DEFAULT,
+        &[("batch", "256"), ("steps", "1200")],
+    ),
+    (
+        "default-batch128",
+        "the interactive default at batch 128 (1600 steps)",
+        DEFAULT,
+        &[("batch", "128"), ("steps", "1600")],
+    ),
     (
         "default-batch128-lr2e-3",
         "the interactive default at batch 128, lr 2e-3 (1600 steps)",

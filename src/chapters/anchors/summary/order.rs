@@ -191,7 +191,10 @@ pub fn learning_order_paragraph(
         .filter_map(|l| Some((l.strip_prefix("- ")?.split(':').next()?, l)))
         .map(|(f, line)| {
             let at: Vec<f64> = cells.iter().filter(|c| c.factor == f).map(|c| c.gamma).collect();
-            let (lo, hi) = (at.iter().copied().fold(f64::INFINITY, f64::min), at.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            let (lo, hi) = (
+                at.iter().copied().fold(f64::INFINITY, f64::min),
+                at.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            );
             let text = format!("{f}, at γ = {hi} against γ = {lo}");
             let fresh_note = if line.contains("on the fresh seeds alone it holds") {
                 ", also on the fresh seeds alone"
