@@ -335,7 +335,10 @@ pub const PARAMS: &[ParamSpec] = &[
             help: "Memory anchors map each key to a random label: only a lookup table can fit them.",
             chapters: &[2],
             widget: Widget::Select {
-                options: &[("0", "reasoning anchors only"), ("0.5", "reasoning + memory anchors (half each)")],
+                // 5/16 memory samples: the share at which the learning-order ablation found the
+                // paper's order (REPRODUCTION.md; issue 36: a design that shows it becomes the
+                // mixed task's default). Other shares come from the URL (`memory=`).
+                options: &[("0", "reasoning anchors only"), ("0.3125", "reasoning + memory anchors (5/16 memory)")],
             },
         }),
     },

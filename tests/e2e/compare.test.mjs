@@ -113,3 +113,21 @@ test('compare γ: version 1 links train one run at γ 0.8; a bad compare= value 
     assert.equal(await hidden(bad.page, '#compare-verdict'), false);
   });
 });
+
+test('compare γ with memory anchors: the subset charts show each run\'s memory and reasoning curves', { timeout: TEST_TIMEOUT }, async () => {
+  const mixed = await openPage('mixed', { query: `?${SHORT}&memory=0.3125&gamma=1` });
+  await mixed.run(async () => {
+    const page = mixed.page;
+    await booted(page);
+    assert.match(await page.$eval('#memory', (el) => el.selectedOptions[0].textContent), /5\/16 memory/, 'the Task control\'s mixed option');
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished' && window.plateauCompareVerdict !== null);
+    await page.waitForTimeout(800); // the last chunk's charts are drawn
+    for (const chart of ['chart-subacc', 'chart-subloss']) {
+      const svg = await downloadText(page, `#${chart} ~ button[aria-label*="SVG"]`, `compare-mixed-${chart}.svg`);
+      for (const label of ['γ 1: reasoning', 'γ 1: memory', 'γ 0.4: reasoning', 'γ 0.4: memory']) {
+        assert.ok(svg.text.includes(label), `${chart} names ${label}`);
+      }
+      assert.ok(!svg.text.includes('(4,3)'), `${chart}: the subsets, not the held-out pair`);
+    }
+  });
+});

@@ -48,7 +48,11 @@ function anchorJobs() {
   const mem = () => state.rows.some((r) => Number.isFinite(r.loss_memory));
   return [
     { canvases: ['chart-subloss'], draw: () => {
-      const series = compared([['reasoning loss', 'loss_reasoning', false], ['held-out (4,3) loss', 'loss_heldout', true]]) || [
+      // Compared with memory anchors, the question is which subset each run learns first.
+      const pair = mem()
+        ? [['reasoning loss', 'loss_reasoning', false], ['memory loss', 'loss_memory', true]]
+        : [['reasoning loss', 'loss_reasoning', false], ['held-out (4,3) loss', 'loss_heldout', true]];
+      const series = compared(/** @type {[string, string, boolean][]} */ (pair)) || [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('loss_memory') }] : []),
         { label: 'reasoning (seen pairs)', color: C.blue, points: col('loss_reasoning') },
         { label: 'held-out pair (4,3)', color: C.verm, points: col('loss_heldout'), dashed: true },
@@ -58,7 +62,10 @@ function anchorJobs() {
       say('sum-subloss', `${mem() ? `${seriesSummary('memory loss', col('loss_memory'), 2)} ` : ''}${seriesSummary('reasoning loss', col('loss_reasoning'), 2)} ${seriesSummary('held-out loss', col('loss_heldout'), 2)}`);
     } },
     { canvases: ['chart-subacc'], draw: () => {
-      lineChart('chart-subacc', compared([['(4,3) inferential', 'acc_inferential', false], ['(4,3) symmetric', 'acc_symmetric', true]]) || [
+      const pair = mem()
+        ? [['reasoning', 'acc_reasoning', false], ['memory', 'acc_memory', true]]
+        : [['(4,3) inferential', 'acc_inferential', false], ['(4,3) symmetric', 'acc_symmetric', true]];
+      lineChart('chart-subacc', compared(/** @type {[string, string, boolean][]} */ (pair)) || [
         ...(mem() ? [{ label: 'memory', color: C.orange, points: col('acc_memory') }] : []),
         { label: 'reasoning', color: C.blue, points: col('acc_reasoning') },
         { label: '(4,3) inferential', color: C.green, points: col('acc_inferential') },
