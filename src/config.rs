@@ -292,9 +292,19 @@ pub struct RunConfig {
     /// every `eval-every` steps (0).
     #[serde(default = "default_log_evals")]
     pub log_evals: usize,
+    /// Shards S of each step's batch: S > 1 computes the gradient of each of S equal slices of
+    /// the batch separately and sums them in a fixed order on the host (`train::shards`), so the
+    /// page's workers can share a step and give the same rows for any number of them. 1 (every
+    /// preset) is one gradient of the whole batch. Must divide `batch`; chapter 3 trains as one.
+    #[serde(default = "default_shards")]
+    pub shards: usize,
 }
 
 fn default_log_evals() -> usize {
+    1
+}
+
+fn default_shards() -> usize {
     1
 }
 
@@ -430,6 +440,7 @@ impl RunConfig {
                 safe: Some(self.get(key).unwrap_or_default()),
             });
         }
+        next.check_shards()?;
         *self = next;
         Ok(())
     }
@@ -528,6 +539,10 @@ impl RunConfig {
                 }
             }
         }
+        if let Err(e) = self.check_shards() {
+            self.shards = 1;
+            notices.push(e);
+        }
         notices
     }
 
@@ -571,13 +586,29 @@ impl RunConfig {
         self.experiment = task;
     }
 
-    /// Checks every value against the schema (for configs loaded from JSON).
+    /// Checks every value against the schema (for configs loaded from JSON), and the shards
+    /// rule ([`RunConfig::check_shards`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let mut copy = self.clone();
         for p in PARAMS.iter().filter(|p| p.key != "preset") {
             copy.set(p.key, &self.get(p.key).unwrap())?;
         }
-        Ok(())
+        self.check_shards()
+    }
+
+    /// The rule between `shards` and the rest: the shards must split the batch into equal
+    /// slices (`batch` a multiple of `shards`), and chapter 3 trains as one shard (its loss is a
+    /// mean over the batch's masked tokens, whose count differs from slice to slice). The error's
+    /// safe value is 1.
+    pub fn check_shards(&self) -> Result<(), ConfigError> {
+        let why = if self.shards > 1 && self.experiment == Task::Syntax {
+            "1 in chapter 3 (its loss is a mean over the batch's masked tokens: it trains as one shard)".to_string()
+        } else if self.batch % self.shards != 0 {
+            format!("a divisor of the batch ({}), so that every shard has the same size", self.batch)
+        } else {
+            return Ok(());
+        };
+        Err(ConfigError { key: "shards".into(), value: self.shards.to_string(), allowed: why, safe: Some("1".into()) })
     }
 }
 

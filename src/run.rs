@@ -102,6 +102,22 @@ impl Run {
         each!(self, t => t.advance().await)
     }
 
+    /// The first half of a sharded step ([`crate::train::Trainer::begin_step`]): records the
+    /// step's row when due; `Running` means its slices' gradients are wanted.
+    pub async fn begin_step(&mut self) -> Status {
+        each!(self, t => t.begin_step().await)
+    }
+
+    /// The gradient payload of slice `index` of the step ([`crate::train::Trainer::shard_gradient`]).
+    pub async fn shard_gradient(&mut self, index: usize) -> Vec<f32> {
+        each!(self, t => t.shard_gradient(index).await)
+    }
+
+    /// Applies the sum of the step's payloads ([`crate::train::Trainer::apply_gradient`]).
+    pub async fn apply_gradient(&mut self, sum: &[f32]) -> Result<Status, String> {
+        each!(self, t => t.apply_gradient(sum).await)
+    }
+
     /// Reads back what the steps since the last evaluation left unread and stops a diverged run
     /// ([`crate::train::Trainer::settle`]).
     pub async fn settle(&mut self) -> Status {

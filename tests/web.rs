@@ -50,11 +50,13 @@ async fn every_chapters_rows_match_the_native_golden_files() {
     let files = [
         include_str!("golden/interactive-seed0-24.csv"),
         include_str!("golden/anchors-seed0-12.csv"),
+        include_str!("golden/anchors-shards4-seed0-12.csv"),
         include_str!("golden/syntax-seed0-12.csv"),
         include_str!("golden/lm-seed0-12.csv"),
     ];
     // Chapter 4's corpus, as the page's worker hands it over.
     plateau::chapters::lm::corpus::install(include_str!("../data/moby-dick.txt").to_string());
+    assert_eq!(files.len(), common::golden_runs().len(), "one file per golden run");
     for ((name, cfg), golden) in common::golden_runs().into_iter().zip(files) {
         let mut run = plateau::run::Run::new(cfg, &cpu_device()).unwrap();
         while run.advance().await == Status::Running {}

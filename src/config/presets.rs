@@ -59,6 +59,7 @@ impl RunConfig {
         lambda_from: 0,
         lambda_until: 1_000_000,
         log_evals: 1,
+        shards: 1,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {

@@ -26,6 +26,7 @@
 
 pub mod checkpoint;
 pub mod optim;
+pub mod shards;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::history::{AtStep, History};
@@ -91,6 +92,44 @@ pub fn adamw(cfg: &RunConfig) -> Optim {
     )
 }
 
+/// Which slice of a step's batch a training forward computes: slice `index` of `count` equal
+/// slices (the config's `shards`; see [`shards`]). [`Part::WHOLE`] is the whole batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Which slice, from 0.
+    pub index: usize,
+    /// How many slices.
+    pub count: usize,
+}
+
+impl Part {
+    /// The whole batch.
+    pub const WHOLE: Part = Part { index: 0, count: 1 };
+
+    /// The rows of a batch of `batch` samples this slice holds: the `index`-th run of
+    /// `batch / count` consecutive rows.
+    ///
+    /// ```
+    /// use plateau::train::Part;
+    /// assert_eq!(Part { index: 1, count: 4 }.rows(512), 128..256);
+    /// assert_eq!(Part::WHOLE.rows(64), 0..64);
+    /// ```
+    pub fn rows(self, batch: usize) -> std::ops::Range<usize> {
+        let n = batch / self.count;
+        self.index * n..(self.index + 1) * n
+    }
+
+    /// `t` (a batch-major tensor of `batch` rows) cut to this slice's rows; the tensor itself
+    /// for the whole batch.
+    pub fn slice<const D: usize, K: burn::tensor::kind::Basic>(self, t: Tensor<D, K>, batch: usize) -> Tensor<D, K> {
+        if self.count == 1 {
+            return t;
+        }
+        let r = self.rows(batch);
+        t.narrow(0, r.start, r.len())
+    }
+}
+
 /// The result of a chapter's training forward at one step.
 pub struct Forward<B> {
     /// What is backpropagated (the loss, plus any regularizer term).
@@ -153,12 +192,15 @@ pub trait Chapter: Sized {
         let snapshot = s % cfg.snapshot_every == 0;
         (snapshot || s % cfg.eval_every == 0, snapshot)
     }
-    /// Training forward of step `s` on `device` (autodiff).
+    /// Training forward of step `s` on `device` (autodiff), on slice `part` of the step's batch
+    /// (the batch drawn as always, then cut to [`Part::rows`]; its objective the mean over the
+    /// slice, which the trainer scales by 1/S). Only [`Part::WHOLE`]'s batch is evaluated.
     async fn forward(
         &mut self,
         model: &Self::Model,
         cfg: &RunConfig,
         s: usize,
+        part: Part,
         device: &Device,
     ) -> Forward<Self::Batch>;
     /// The metrics of the model after `s` updates (`model` without autodiff, on the plain
@@ -307,32 +349,23 @@ impl<C: Chapter> Trainer<C> {
     }
 
     /// Handles step `s` = [`Trainer::step`]: forward, record if due, update unless last (see the
-    /// module doc).
+    /// module doc). With `shards` S > 1 the update's gradient is the sum of S slices' gradients
+    /// ([`shards`]).
     pub async fn advance(&mut self) -> Status {
         if self.status != Status::Running {
             return self.status.clone();
         }
+        if self.cfg.shards > 1 {
+            return self.advance_sharded().await;
+        }
         let s = self.step;
-        let fwd = self.chapter.forward(&self.model, &self.cfg, s, &self.device).await;
+        let fwd = self.chapter.forward(&self.model, &self.cfg, s, Part::WHOLE, &self.device).await;
         let last = s >= self.cfg.steps;
         let objective = fwd.objective.clone();
         let (eval, snapshot) = C::due(&self.cfg, s);
         if eval || last {
-            self.unread = None; // this read covers it: the weights only got worse since
-            let values = read_watch(fwd.watch).await;
-            let loss = values.first().copied().unwrap_or(f64::NAN);
-            if values.iter().any(|v| !v.is_finite()) || values.is_empty() {
-                self.status = Status::Diverged(C::diverged(&self.cfg, s, loss));
-                return self.status.clone();
-            }
-            let snapshot = snapshot || last;
-            let plain = self.device.clone().inner();
-            let model = self.model.valid();
-            let train = Observed { loss, values, batch: fwd.batch };
-            let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, train, snapshot, &plain).await;
-            self.history.push_row(row);
-            if let Some(snap) = snap {
-                self.history.push_snapshot(snap);
+            if let Some(status) = self.record(s, fwd, snapshot || last).await {
+                return status;
             }
         } else {
             self.unread = Some((s, fwd.watch.into_iter().map(Tensor::inner).collect()));
@@ -350,6 +383,28 @@ impl<C: Chapter> Trainer<C> {
         self.model = self.optim.step(C::lr(&self.cfg, s), self.model.clone(), grads);
         self.step += 1;
         Status::Running
+    }
+
+    /// Records step `s`'s row from its training forward `fwd` (and a snapshot when `snapshot`):
+    /// the watched values read back in one read; a non-finite one stops the run instead
+    /// (returned, with no row).
+    async fn record(&mut self, s: usize, fwd: Forward<C::Batch>, snapshot: bool) -> Option<Status> {
+        self.unread = None; // this read covers it: the weights only got worse since
+        let values = read_watch(fwd.watch).await;
+        let loss = values.first().copied().unwrap_or(f64::NAN);
+        if values.iter().any(|v| !v.is_finite()) || values.is_empty() {
+            self.status = Status::Diverged(C::diverged(&self.cfg, s, loss));
+            return Some(self.status.clone());
+        }
+        let plain = self.device.clone().inner();
+        let model = self.model.valid();
+        let train = Observed { loss, values, batch: fwd.batch };
+        let (row, snap) = self.chapter.evaluate(&model, &self.cfg, s, train, snapshot, &plain).await;
+        self.history.push_row(row);
+        if let Some(snap) = snap {
+            self.history.push_snapshot(snap);
+        }
+        None
     }
 
     /// Reads back the watched values of the last step not evaluated, if any, and stops the run

@@ -36,9 +36,13 @@ pub fn golden_runs() -> Vec<(&'static str, RunConfig)> {
     ch4.steps = 12;
     ch4.batch = 8;
     ch4.eval_batch = 8;
+    // Chapter 2's run again in 4 shards (`train::shards`): the page's workers share a step's
+    // slices, and these rows hold the browser's sharded engine to the CLI's.
+    let sharded = RunConfig { shards: 4, ..ch2.clone() };
     vec![
         ("interactive-seed0-24.csv", ch1),
         ("anchors-seed0-12.csv", ch2),
+        ("anchors-shards4-seed0-12.csv", sharded),
         ("syntax-seed0-12.csv", ch3),
         ("lm-seed0-12.csv", ch4),
     ]

@@ -15,7 +15,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Observed, Trainer};
+use crate::train::{Chapter, Forward, Observed, Part, Trainer};
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -109,9 +109,17 @@ impl Chapter for Anchors {
         (Anchors { task, prev_pca: None }, net)
     }
 
-    async fn forward(&mut self, net: &AnchorNet, cfg: &RunConfig, s: usize, device: &Device) -> Forward<TrainBatch> {
+    async fn forward(
+        &mut self,
+        net: &AnchorNet,
+        cfg: &RunConfig,
+        s: usize,
+        part: Part,
+        device: &Device,
+    ) -> Forward<TrainBatch> {
         let batch = self.task.train_batch(cfg.batch, &mut stream(cfg.seed, Stream::Train, s as u64));
         let (tokens, labels) = batch_tensors(&batch, device);
+        let (tokens, labels) = (part.slice(tokens, cfg.batch), part.slice(labels, cfg.batch));
         let (logits, _) = net.forward(tokens);
         let loss = last_token_loss(logits.clone(), labels);
         Forward { objective: loss.clone(), watch: vec![loss], batch: TrainBatch { batch, logits } }

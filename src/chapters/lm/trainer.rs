@@ -24,7 +24,7 @@ use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::cross_entropy;
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Observed, Trainer};
+use crate::train::{Chapter, Forward, Observed, Part, Trainer};
 use burn::tensor::Device;
 use rand::Rng;
 
@@ -141,10 +141,18 @@ impl Chapter for Lm {
         (eval, eval)
     }
 
-    async fn forward(&mut self, model: &Transformer, cfg: &RunConfig, s: usize, device: &Device) -> Forward<()> {
+    async fn forward(
+        &mut self,
+        model: &Transformer,
+        cfg: &RunConfig,
+        s: usize,
+        part: Part,
+        device: &Device,
+    ) -> Forward<()> {
         let starts = train_starts(self.corpus, cfg.seed, s, cfg.batch);
-        let (x, y) = windows(&self.corpus.train, &starts);
-        let b = cfg.batch;
+        let starts = &starts[part.rows(cfg.batch)];
+        let (x, y) = windows(&self.corpus.train, starts);
+        let b = starts.len();
         let logits = model.forward(int_tensor(x, b, CONTEXT, device), None).logits;
         let objective = cross_entropy(logits, int_tensor(y, b, CONTEXT, device));
         Forward { objective: objective.clone(), watch: vec![objective], batch: () }

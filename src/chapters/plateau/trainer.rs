@@ -15,7 +15,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{cross_entropy, int_tensor, read_f32, read_i64};
-use crate::train::{Chapter, Forward, Observed, Trainer};
+use crate::train::{Chapter, Forward, Observed, Part, Trainer};
 use burn::tensor::{Device, Tensor, TensorData};
 
 /// Chapter 1 for the one [`Trainer`]: the task's batches, the paper's init and Adam, the mask
@@ -91,13 +91,14 @@ impl Chapter for Plateau {
         model: &Transformer,
         cfg: &RunConfig,
         s: usize,
+        part: Part,
         device: &Device,
     ) -> Forward<PlateauBatch> {
         let (n, t) = (cfg.n, 2 * cfg.n);
         let batch = data::generate(cfg.experiment, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s as u64));
         let mask = self.mask(cfg, s, device);
-        let inputs = int_tensor(batch.inputs(), cfg.batch, t, device);
-        let targets = int_tensor(batch.targets(), cfg.batch, t, device);
+        let inputs = part.slice(int_tensor(batch.inputs(), cfg.batch, t, device), cfg.batch);
+        let targets = part.slice(int_tensor(batch.targets(), cfg.batch, t, device), cfg.batch);
         let fwd = model.forward(inputs, mask.as_ref());
         let loss = cross_entropy(fwd.logits.clone(), targets);
         Forward { objective: loss.clone(), watch: vec![loss], batch: PlateauBatch { batch, logits: fwd.logits } }

@@ -21,7 +21,7 @@ use crate::model::init::Init;
 use crate::model::transformer::{Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
-use crate::train::{Chapter, Forward, Observed, Trainer};
+use crate::train::{Chapter, Forward, Observed, Part, Trainer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 
@@ -221,7 +221,16 @@ impl Chapter for Syntax {
         (Syntax { grammar: g, t: lang::max_len(g), agreement, verbs, probe, showcase }, model)
     }
 
-    async fn forward(&mut self, model: &Transformer, cfg: &RunConfig, s: usize, device: &Device) -> Forward<TrainStep> {
+    /// The whole batch only: chapter 3 trains as one shard ([`RunConfig::check_shards`]).
+    async fn forward(
+        &mut self,
+        model: &Transformer,
+        cfg: &RunConfig,
+        s: usize,
+        part: Part,
+        device: &Device,
+    ) -> Forward<TrainStep> {
+        assert_eq!(part, Part::WHOLE, "chapter 3 trains as one shard");
         let (b, g, t) = (cfg.batch, self.grammar, self.t);
         let sentences = lang::sample_n(g, &mut stream(cfg.seed, Stream::Train, s as u64), b, cfg.lexicon);
         let p = pad(&sentences, t);
