@@ -12,7 +12,7 @@ import { $, notice, setHidden, setText } from './dom.js';
 import { noteDone, showRunning } from './protocol.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
-import { state } from './state.js';
+import { state, workerShare } from './state.js';
 
 /** Whether the run on screen has a companion: chapter 2, compare on, another γ. */
 export const compareWanted = () => !!state.runCfg && state.runCfg.experiment === 'anchors'
@@ -31,6 +31,7 @@ function startMessage() {
     backend: state.companion.backend,
     autoplay: state.wantRunning,
     seeds: [],
+    ...workerShare(2),
   };
 }
 

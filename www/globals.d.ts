@@ -34,6 +34,7 @@ declare global {
     /** On WebGPU: the latest host copy of the run (a model file kept for a device loss): its
      * step, what it took, how many so far and their total time, its size in bytes. */
     plateauHostCopy?: { step: number; ms: number; count: number; totalMs: number; bytes: number };
+    plateauSharding?: { steps: number; own_ms: number; wait_ms: number; sum_ms: number };
     /** www/bench.html only: the bench's hooks. */
     plateauBench: unknown;
   }

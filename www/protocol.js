@@ -10,8 +10,8 @@ import { $, notice, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
-import { companionBackend, startCompanion } from './compare.js';
-import { chapter, chapterOf, send, state } from './state.js';
+import { companionBackend, compareWanted, startCompanion } from './compare.js';
+import { chapter, chapterOf, send, state, workerShare } from './state.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
  * do the same, but its first call loads the locale data: 40–70 ms of main-thread time here.
@@ -91,14 +91,26 @@ export function startRun(bytes) {
   state.mainDone = false;
   resetBand();
   state.wantRunning = state.holds.size === 0;
-  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes });
   // A loaded model file continues one run: it trains alone.
+  const runs = !bytes && compareWanted() ? 2 : 1;
+  send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes, ...workerShare(runs) });
   startCompanion(!!bytes);
   syncHolds();
   scheduleDraw(true);
 }
 
 // ---- worker messages -----------------------------------------------------------------
+
+/** The workers that train the run on screen ({count, reason}, from the worker): the count in
+ * `data-workers`, the reason in the backend line when the run's steps are sharded or the URL
+ * asked for workers (one worker on one shard is the usual case, not worth a sentence). */
+function showWorkers(w) {
+  const el = $('worker-note');
+  el.dataset.workers = String(w.count);
+  const shown = state.runCfg && (state.runCfg.shards > 1 || state.page.workers > 0);
+  el.textContent = shown ? `Workers: ${w.reason}` : '';
+  el.hidden = !shown;
+}
 
 export function onMessage(e) {
   const msg = e.data;
@@ -117,6 +129,7 @@ export function onMessage(e) {
       if (msg.run !== state.run) break;
       $('backend').textContent = `Backend: ${msg.backend === 'webgpu' ? 'WebGPU' : 'CPU (WebAssembly)'} — ${msg.reason} Model: ${thousands(msg.params)} parameters.`;
       $('backend').dataset.backend = msg.backend;
+      showWorkers(msg.workers);
       // The race's figures (ms per training step), for readers' tools and the GPU check.
       for (const k of ['webgpu', 'cpu']) {
         const v = msg.race ? msg.race[`${k}_ms`] : null;
@@ -142,6 +155,8 @@ export function onMessage(e) {
       if (resent(state.snaps, msg.snapshots)) { state.snaps = msg.snapshots; state.scrub = null; } else state.snaps.push(...msg.snapshots);
       state.step = msg.step;
       state.steps = msg.steps;
+      // Where the sharded steps' time went (the workers' bench reads it).
+      if (msg.sharding) window.plateauSharding = msg.sharding;
       // The step counter moves with the run state (the rest of the status line waits for the
       // next frame), so "finished" never shows beside an older step.
       $('step').textContent = String(msg.step);
@@ -161,6 +176,9 @@ export function onMessage(e) {
       onBandChunk(msg);
       noteDone();
       scheduleDraw(false);
+      break;
+    case 'workers':
+      if (msg.run === state.run) showWorkers(msg);
       break;
     case 'notice': notice(msg.message); break;
     case 'host-copy':

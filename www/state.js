@@ -14,7 +14,8 @@
  * @typedef {{cfg: Config, rows: Row[], headline: string | undefined}} Pinned
  * @typedef {{id: number, cfg: Config, headline: string | undefined}} PastRun
  * A message to the worker (see www/worker.js).
- * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean, seeds: number[], bytes?: Uint8Array}
+ * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean, seeds: number[], bytes?: Uint8Array,
+ *     workers: number, cores: number, runs: number}
  *   | {type: 'pause' | 'resume' | 'step' | 'save'}
  *   | {type: 'inspect', bytes: Uint8Array}
  *   | {type: 'set', key: string, value: string}
@@ -33,7 +34,7 @@
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
- *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null},
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, workers: number},
  *   workerRunning: boolean,
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
  *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>},
@@ -72,7 +73,7 @@ export const state = {
   recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
   pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
   backendOverride: '',
-  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null }, // page-only URL keys
+  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null, workers: 0 }, // page-only URL keys
   // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
   workerRunning: false, // the run on screen's worker is training (see showRunning in www/protocol.js)
   companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], events: null, step: 0, done: true, message: '', seconds: new Map() },
@@ -106,4 +107,11 @@ export function send(msg) {
   if (state.worker) state.worker.postMessage(msg);
   const c = state.companion;
   if (c.worker && c.started && !c.done && ['pause', 'resume', 'step', 'set'].includes(msg.type)) c.worker.postMessage(msg);
+}
+
+/** The start message's worker fields: the `workers=` key (0 = auto), the browser's cores, and how
+ * many runs train side by side (`runs`: 2 in chapter 2's compare view, which share the cores).
+ * The worker decides with the engine's `workersFor`. @param {number} runs */
+export function workerShare(runs) {
+  return { workers: state.page.workers, cores: navigator.hardwareConcurrency || 1, runs };
 }

@@ -3,12 +3,15 @@
 // from the page (pause, step, set, reset) are handled between chunks.
 //
 // Protocol (page → worker):
-//   {type:'start', run, config, backend, seeds}  new run ("webgpu" | "cpu" | "race" | "" = choose;
+//   {type:'start', run, config, backend, seeds, workers, cores, runs}  new run ("webgpu" | "cpu" | "race" | "" = choose;
 //                                      a hardware adapter, or "race", times both backends on the
 //                                      run's model and trains on the faster, see src/race.rs);
 //                                      autoplay; run: the page's id for it, echoed in 'backend',
 //                                      'chunk' and 'band'; seeds: the seed band's other seeds,
-//                                      trained one after another once the run finishes
+//                                      trained one after another once the run finishes;
+//                                      workers (0 = auto), cores (the browser's) and runs (how
+//                                      many train side by side): how many workers share its
+//                                      steps' shards (workersFor; shard-worker.js)
 //   {type:'pause'} {type:'resume'} {type:'step'}
 //   {type:'set', key, value}           live parameter (c, c-from, lr, …); recorded with the step
 //                                      it was made at, so the band's seeds replay it there
@@ -18,14 +21,16 @@
 //   {type:'start', …, bytes}           with bytes: continue the run saved in that model file
 //   {type:'test', what}                fault injection for the end-to-end tests:
 //                                      'diverge' (infinite learning rate), 'panic' (a panic
-//                                      inside the engine) or 'device-loss' (destroys the WebGPU
-//                                      device the run uses)
+//                                      inside the engine), 'device-loss' (destroys the WebGPU
+//                                      device the run uses) or 'shard-panic' (a panic inside
+//                                      the first shard worker)
 // Protocol (worker → page):
 //   {type:'ready'}                     wasm loaded
 //   {type:'racing', run}               timing both backends before the run starts
-//   {type:'backend', run, backend, reason, params, omega, reference, race}   reference: chapter
-//                                      4's reference levels (lmReference), null in other chapters;
-//                                      race: {webgpu_ms, cpu_ms, cached} when a race decided
+//   {type:'backend', run, backend, reason, params, omega, reference, race, workers}   reference:
+//                                      chapter 4's reference levels (lmReference), null in other
+//                                      chapters; race: {webgpu_ms, cpu_ms, cached} when a race
+//                                      decided; workers: {count, reason}, the workers that train
 //   {type:'chunk', run, step, steps, status, message, rows, snapshots, events}
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
@@ -35,9 +40,10 @@
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
 import init, {
-  Session, chooseBackend, forgetWebgpu, installCorpus, corpusLoaded, lmReference,
-  raceSettings, timingConfig, costKey, raceVerdict, modelFileInfo,
+  Session, chooseBackend, forgetWebgpu, lmReference,
+  raceSettings, timingConfig, costKey, raceVerdict, modelFileInfo, workersFor, sumGradients,
 } from './pkg/plateau.js';
+import { loadCorpus } from './corpus.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 // On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
@@ -66,6 +72,109 @@ let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
 // a model already timed keeps its verdict; another chapter, preset or width races again.
 const races = new Map();
 
+// The shard workers of the run (shard-worker.js): replicas that compute some of each step's
+// slices; empty when this worker trains alone. Each: {worker, pending, failed}.
+let helpers = [];
+// Where the sharded steps' time went, since the run started (posted with each chunk as
+// `sharding`, for the bench): steps; ms in this worker's own engine calls (its slices, the row,
+// the update); ms waiting for the other workers' slices after its own were done; ms summing.
+let sharding = { steps: 0, own_ms: 0, wait_ms: 0, sum_ms: 0 };
+
+/** Stops every shard worker. */
+function dropHelpers() {
+  for (const h of helpers) h.worker.terminate();
+  helpers = [];
+}
+
+/** Posts `msg` to shard worker `h`; resolves with its reply ('ready' or 'grad'), rejects on its
+ * 'error' or when it fails. One request at a time per shard worker. */
+function ask(h, msg, transfer = []) {
+  if (h.failed) return Promise.reject(h.failed);
+  const reply = new Promise((resolve, reject) => { h.pending = { resolve, reject }; });
+  h.worker.postMessage(msg, transfer);
+  return reply;
+}
+
+/** Starts `count - 1` shard workers, each with a replica of the run (`bytes`: a loaded model
+ * file, else a new run of `config`); resolves once all are ready, or rejects with the reason
+ * (then none is kept). */
+async function startHelpers(count, config, bytes) {
+  dropHelpers();
+  sharding = { steps: 0, own_ms: 0, wait_ms: 0, sum_ms: 0 };
+  const started = [];
+  for (let k = 1; k < count; k += 1) {
+    const h = { worker: new Worker(new URL('./shard-worker.js', import.meta.url), { type: 'module' }), pending: null, failed: null };
+    const fail = (/** @type {Error} */ err) => {
+      h.failed = h.failed || err;
+      if (h.pending) { const p = h.pending; h.pending = null; p.reject(err); }
+    };
+    h.worker.onmessage = (e) => {
+      if (e.data.type === 'error') { fail(new Error(e.data.message)); return; }
+      if (h.pending) { const p = h.pending; h.pending = null; p.resolve(e.data); }
+    };
+    h.worker.onerror = (e) => { e.preventDefault(); fail(new Error(e.message || 'the shard worker failed to load')); };
+    started.push(h);
+  }
+  helpers = started;
+  try {
+    await Promise.all(helpers.map((h) => ask(h, { type: 'start', config, bytes })));
+  } catch (err) {
+    dropHelpers();
+    throw err;
+  }
+}
+
+/**
+ * Trains up to `maxSteps` sharded steps for at most `budget` ms with the shard workers: at each
+ * step this worker records the row when due, computes slices 0, N, 2N… while shard worker k
+ * computes slices k, k+N…, sums all S payloads in slice order (sumGradients) and applies the
+ * sum, then sends it to every shard worker to apply too. A shard worker that fails is dropped
+ * with the others, and this worker computes the missing slices itself: the rows stay the same.
+ * Resolves to the chunk ({step, steps, status, …}).
+ */
+async function shardedChunk(budget, maxSteps) {
+  const t0 = performance.now();
+  const shards = session.shards;
+  let done = 0;
+  for (;;) {
+    const t1 = performance.now();
+    if (!(await session.beginStep())) break;
+    const step = session.step;
+    const n = helpers.length + 1;
+    const payloads = new Array(shards);
+    const asks = helpers.map((h, k) => {
+      const parts = [];
+      for (let j = k + 1; j < shards; j += n) parts.push(j);
+      return ask(h, { type: 'grad', step, parts });
+    });
+    for (let j = 0; j < shards; j += n) payloads[j] = await session.shardGradient(j);
+    const t2 = performance.now();
+    try {
+      for (const r of await Promise.all(asks)) r.parts.forEach((j, i) => { payloads[j] = r.payloads[i]; });
+    } catch (err) {
+      dropHelpers();
+      post({ type: 'notice', message: `A shard worker stopped (${err.message || err}); this worker computes every shard from now on, with the same rows.` });
+      post({ type: 'workers', run, count: 1, reason: 'One worker computes each step\'s shards: the others stopped.' });
+    }
+    const t3 = performance.now();
+    for (let j = 0; j < shards; j += 1) if (!payloads[j]) payloads[j] = await session.shardGradient(j);
+    const t4 = performance.now();
+    const sum = sumGradients(payloads);
+    const t5 = performance.now();
+    const going = await session.applyGradient(sum);
+    const t6 = performance.now();
+    if (going) for (const h of helpers) h.worker.postMessage({ type: 'apply', sum });
+    const t7 = performance.now();
+    sharding.steps += 1;
+    sharding.own_ms += (t2 - t1) + (t4 - t3) + (t6 - t5);
+    sharding.wait_ms += t3 - t2;
+    sharding.sum_ms += (t5 - t4) + (t7 - t6);
+    done += 1;
+    if (!going || done >= maxSteps || performance.now() - t0 >= budget) break;
+  }
+  return { ...session.flush(), sharding: { ...sharding } };
+}
+
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
 const devices = [];
 // (WebGPU's types are not in TypeScript's libraries: the adapter class is looked up untyped.)
@@ -93,22 +202,6 @@ function dropBandSession() {
   if (band.session) { try { band.session.free(); } catch (e) { /* already unusable */ } }
   band.session = null;
   band.seed = null;
-}
-
-/** Chapter 4's corpus: fetched once (next to the page, `data/moby-dick.txt`) and handed to the
- * engine before the first chapter 4 run. */
-async function loadCorpus() {
-  if (corpusLoaded()) return;
-  const url = new URL('../data/moby-dick.txt', import.meta.url);
-  let text;
-  try {
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    text = await res.text();
-  } catch (err) {
-    throw new Error(`chapter 4's corpus could not be loaded from ${url} (${err.message || err})`);
-  }
-  installCorpus(text);
 }
 
 /** Milliseconds per training step of `config` on `backend`, as the race times it
@@ -154,6 +247,7 @@ async function start(msg) {
   run = msg.run;
   current = msg;
   if (session) { session.free(); session = null; }
+  dropHelpers();
   dropBandSession();
   band.seeds = (msg.seeds || []).slice();
   mainDone = false;
@@ -191,7 +285,15 @@ async function start(msg) {
     session = await open(backend);
   }
   const reference = msg.config.experiment === 'lm' ? lmReference() : null;
-  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference, race: raced });
+  let workers = workersFor(msg.workers || 0, msg.cores || 1, msg.runs || 1, session.shards, backend !== 'webgpu');
+  if (workers.count > 1) {
+    try {
+      await startHelpers(workers.count, msg.config, msg.bytes);
+    } catch (err) {
+      workers = { count: 1, reason: `One worker computes each step's ${session.shards} shards: the shard workers could not start (${err.message || err}).` };
+    }
+  }
+  post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference, race: raced, workers });
   if (msg.bytes) {
     // The loaded run's history, as one chunk; it goes on from its step.
     const out = session.flush();
@@ -265,7 +367,8 @@ async function chunk(budget, maxSteps) {
   const due = replayDue(session, schedule, replayed, mainStep);
   replayed = due.applied;
   try {
-    out = await guarded(session.runFor(budget, Math.max(1, Math.min(maxSteps, due.until))));
+    const steps = Math.max(1, Math.min(maxSteps, due.until));
+    out = await guarded(helpers.length ? shardedChunk(budget, steps) : session.runFor(budget, steps));
   } catch (err) {
     if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
     throw err;
@@ -322,6 +425,9 @@ async function handle(msg) {
       if (session) {
         try {
           session.setParam(msg.key, String(msg.value));
+          // The shard workers' replicas change at the same point of the run (messages keep
+          // their order: after the last step's sum, before the next step's slices).
+          for (const h of helpers) h.worker.postMessage({ type: 'set', key: msg.key, value: String(msg.value) });
           schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) });
           if (replayed === schedule.length - 1) replayed = schedule.length; // applied just now
         }
@@ -350,6 +456,8 @@ async function handle(msg) {
       break;
     case 'test':
       if (msg.what === 'device-loss') devices.forEach((d) => d.destroy());
+      // A trap inside the first shard worker (nothing when this worker trains alone).
+      else if (msg.what === 'shard-panic') { if (helpers.length) helpers[0].worker.postMessage({ type: 'test', what: 'panic' }); }
       else if (session) session.testHook(msg.what); // 'panic' throws a RuntimeError: fatal
       break;
     default: post({ type: 'error', message: `unknown command ${msg.type}` });

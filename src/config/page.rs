@@ -26,6 +26,10 @@ pub const PAGE_KEYS: &[PageKey] = &[
     PageKey { key: "only", doc: "a comma list of chart ids: just those charts, large, with their captions" },
     PageKey { key: "seeds", doc: "1 to 8: a seed band of that many seeds" },
     PageKey { key: "compare", doc: "chapter 2: the γ of a second run trained beside the first, or `off`" },
+    PageKey {
+        key: "workers",
+        doc: "`auto` or 1 to 16: how many workers share each step's shards (the run's `shards`); `auto` takes the machine's cores",
+    },
 ];
 
 /// The backends `backend=` takes.
@@ -34,6 +38,11 @@ pub const BACKENDS: [&str; 3] = ["webgpu", "cpu", "race"];
 pub const HIDE: [&str; 5] = ["prose", "nav", "controls", "status", "maps"];
 /// The most seeds of a seed band (`seeds=`).
 pub const MAX_SEEDS: u32 = 8;
+/// The most workers (`workers=`).
+pub const MAX_WORKERS: u32 = 16;
+/// The most workers `workers=auto` starts: past four, the messages of each step cost more than a
+/// slice of these models' batches saves.
+pub const AUTO_WORKERS: u32 = 4;
 /// Chapter 2's comparison γ when the URL names none: the large init of the default contrast
 /// (symmetric in 4 of 6 runs of the γ sweep, against 0.7's inferential in 6 of 6).
 pub const DEFAULT_COMPARE: f64 = 0.4;
@@ -55,6 +64,9 @@ pub struct PageFlags {
     pub seeds: u32,
     /// `compare=`: chapter 2's comparison γ (`None`: off).
     pub compare: Option<f64>,
+    /// `workers=`: 1 to [`MAX_WORKERS`], or 0 for `auto` ([`workers_for`]).
+    #[serde(default)]
+    pub workers: u32,
 }
 
 impl Default for PageFlags {
@@ -67,8 +79,58 @@ impl Default for PageFlags {
             only: None,
             seeds: 1,
             compare: Some(DEFAULT_COMPARE),
+            workers: 0,
         }
     }
+}
+
+/// How many workers train a run, and the sentence that says why: `requested` is `workers=` (0
+/// for `auto`), `cores` what the browser reports (`navigator.hardwareConcurrency`), `runs` how
+/// many runs train side by side (2 in chapter 2's compare view: each takes its share of the
+/// cores), `shards` the run's, `cpu` whether it trains on the CPU backend. Workers share a
+/// step's shards, so there are never more workers than shards; WebGPU trains on one (the GPU is
+/// one device for all of them); `auto` takes the run's share of the cores, at most
+/// [`AUTO_WORKERS`].
+///
+/// ```
+/// use plateau::config::workers_for;
+/// assert_eq!(workers_for(0, 8, 1, 4, true).0, 4);
+/// assert_eq!(workers_for(0, 2, 1, 4, true).0, 2);
+/// assert_eq!(workers_for(0, 4, 2, 4, true).0, 2);
+/// assert_eq!(workers_for(3, 8, 1, 2, true).0, 2);
+/// assert_eq!(workers_for(0, 8, 1, 1, true).0, 1);
+/// assert_eq!(workers_for(4, 8, 1, 4, false).0, 1);
+/// ```
+pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bool) -> (u32, String) {
+    let shards = shards.max(1) as u32;
+    let all = cores.max(1);
+    let runs = runs.max(1);
+    let cores = (all / runs).max(1);
+    if !cpu {
+        return (1, "One worker trains: on WebGPU every worker would share the one GPU.".into());
+    }
+    if shards == 1 {
+        return (
+            1,
+            format!(
+                "One worker trains: each step is one gradient of the whole batch (shards = 1, as the measured \
+                 runs). With shards = 2 or 4, up to {} workers share each step, with the same rows.",
+                cores.clamp(2, AUTO_WORKERS)
+            ),
+        );
+    }
+    let n = if requested == 0 { cores.min(AUTO_WORKERS) } else { requested.min(MAX_WORKERS) }.min(shards).max(1);
+    let why = if requested == 0 && runs > 1 {
+        format!("this browser reports {all} core{}, shared by {runs} runs", if all == 1 { "" } else { "s" })
+    } else if requested == 0 {
+        format!("this browser reports {all} core{}", if all == 1 { "" } else { "s" })
+    } else if requested > shards {
+        format!("workers={requested} asked for more than the {shards} shards")
+    } else {
+        format!("workers={requested}")
+    };
+    let who = if n == 1 { "One worker computes".to_string() } else { format!("{n} workers share") };
+    (n, format!("{who} each step's {shards} shards ({why}); the rows are the same for any number of workers."))
 }
 
 /// The page keys of `query` (a leading `?` optional; each key's first value counts, as
@@ -157,6 +219,15 @@ pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (
             }
         }
     };
+    if let Some(v) = get("workers") {
+        match v.parse::<u32>() {
+            _ if v == "auto" => flags.workers = 0,
+            Ok(n) if v.bytes().all(|b| b.is_ascii_digit()) && (1..=MAX_WORKERS).contains(&n) => flags.workers = n,
+            _ => notices.push(format!(
+                "Invalid workers=\"{v}\" (allowed: auto, or 1 to {MAX_WORKERS}); choosing from this machine's cores."
+            )),
+        }
+    }
     (flags, notices)
 }
 
@@ -185,6 +256,9 @@ pub fn page_query(flags: &PageFlags) -> Vec<String> {
     if flags.compare != Some(DEFAULT_COMPARE) {
         out.push(format!("compare={}", flags.compare.map_or("off".to_string(), |g| g.to_string())));
     }
+    if flags.workers != 0 {
+        out.push(format!("workers={}", flags.workers));
+    }
     out
 }
 
@@ -197,7 +271,7 @@ mod tests {
         let controls = vec!["c".to_string(), "seed".to_string()];
         let charts = vec!["loss".to_string(), "map-att".to_string()];
         let (f, notes) = page_from_query(
-            "?v=3&c=2.5&backend=cpu&hide=prose,nav&controls=c,seed&autoplay=0&only=loss&seeds=3&compare=0.6",
+            "?v=3&c=2.5&backend=cpu&hide=prose,nav&controls=c,seed&autoplay=0&only=loss&seeds=3&compare=0.6&workers=2",
             &controls,
             &charts,
         );
@@ -212,11 +286,21 @@ mod tests {
                 only: Some(vec!["loss".into()]),
                 seeds: 3,
                 compare: Some(0.6),
+                workers: 2,
             }
         );
         assert_eq!(
             page_query(&f),
-            ["backend=cpu", "hide=prose,nav", "controls=c,seed", "autoplay=0", "only=loss", "seeds=3", "compare=0.6"]
+            [
+                "backend=cpu",
+                "hide=prose,nav",
+                "controls=c,seed",
+                "autoplay=0",
+                "only=loss",
+                "seeds=3",
+                "compare=0.6",
+                "workers=2"
+            ]
         );
         assert!(page_query(&PageFlags::default()).is_empty(), "the defaults write nothing");
         // Every page key of the table, and no other, is read.
@@ -228,7 +312,7 @@ mod tests {
     #[test]
     fn bad_page_values_get_a_notice_and_the_default() {
         let (f, notes) = page_from_query(
-            "backend=tpu&hide=prose,legs&controls=c,x&autoplay=maybe&only=pie&seeds=12&compare=2",
+            "backend=tpu&hide=prose,legs&controls=c,x&autoplay=maybe&only=pie&seeds=12&compare=2&workers=17",
             &["c".to_string()],
             &["loss".to_string()],
         );
@@ -248,6 +332,7 @@ mod tests {
                 "Unknown chart \"pie\" in only= (allowed: loss); ignored.",
                 "Invalid seeds=\"12\" (allowed: 1 to 8); training one seed.",
                 "Invalid compare=\"2\" (allowed: off, or a γ from 0.1 to 1.5); comparing with γ = 0.4.",
+                "Invalid workers=\"17\" (allowed: auto, or 1 to 16); choosing from this machine's cores.",
             ]
         );
         for bad in ["1e0", "-0.5", "0.5x", ".", "", "NaN"] {
@@ -260,5 +345,37 @@ mod tests {
         assert_eq!(page_from_query("v=1", &[], &[]).0.compare, None, "version 1 links train alone");
         assert_eq!(page_from_query("seeds=+3", &[], &[]).0.seeds, 1);
         assert_eq!(page_query(&page_from_query("v=1", &[], &[]).0), ["compare=off"]);
+        for bad in ["0", "-1", "+2", "two", ""] {
+            let (f, n) = page_from_query(&format!("workers={bad}"), &[], &[]);
+            assert_eq!((f.workers, n.len()), (0, 1), "{bad:?}");
+        }
+        assert_eq!(page_from_query("workers=auto", &[], &[]).0.workers, 0);
+    }
+
+    #[test]
+    fn the_worker_count_follows_the_cores_the_shards_and_the_backend_and_says_why() {
+        // auto: the cores, at most AUTO_WORKERS, at most the shards.
+        assert_eq!(workers_for(0, 12, 1, 8, true).0, AUTO_WORKERS);
+        assert_eq!(workers_for(0, 2, 1, 4, true), (2, "2 workers share each step's 4 shards (this browser reports 2 cores); the rows are the same for any number of workers.".into()));
+        assert_eq!(workers_for(0, 1, 1, 4, true).1, "One worker computes each step's 4 shards (this browser reports 1 core); the rows are the same for any number of workers.");
+        // Asked: as many as asked, never more than the shards.
+        assert_eq!(workers_for(8, 2, 1, 16, true).0, 8);
+        let (n, why) = workers_for(8, 16, 1, 4, true);
+        assert_eq!(n, 4);
+        assert!(why.contains("workers=8 asked for more than the 4 shards"), "{why}");
+        // One shard or WebGPU: one worker, and the reason.
+        let (n, why) = workers_for(4, 8, 1, 1, true);
+        assert_eq!(n, 1);
+        assert!(why.contains("shards = 1"), "{why}");
+        assert_eq!(
+            workers_for(4, 8, 1, 4, false),
+            (1, "One worker trains: on WebGPU every worker would share the one GPU.".into())
+        );
+        assert_eq!(workers_for(0, 0, 0, 0, true).0, 1, "no cores reported, no shards: one");
+        // The compare view: two runs share the cores.
+        let (n, why) = workers_for(0, 4, 2, 4, true);
+        assert_eq!(n, 2);
+        assert!(why.contains("this browser reports 4 cores, shared by 2 runs"), "{why}");
+        assert_eq!(workers_for(0, 2, 2, 4, true).0, 1);
     }
 }

@@ -385,6 +385,58 @@ impl Session {
         })
     }
 
+    /// Slices of each step (the config's `shards`). With more than one, the page's workers share
+    /// each step: [`Session::begin_step`] here, [`Session::shard_gradient`] for each slice on any
+    /// replica, [`sum_gradients`] in slice order, [`Session::apply_gradient`] on every replica
+    /// (see `train::shards`: the rows are the same for any number of workers).
+    #[wasm_bindgen(getter)]
+    pub fn shards(&self) -> usize {
+        self.inner.borrow().trainer.config().shards
+    }
+
+    /// The first half of a sharded step: records the step's row when it is due (and finishes the
+    /// run at its last step). Resolves to `true` when the step's slice gradients are wanted,
+    /// `false` when the run stopped (its chunk says why: [`Session::flush`]).
+    #[wasm_bindgen(js_name = beginStep)]
+    #[allow(clippy::await_holding_refcell_ref)] // as in `run_for`
+    pub fn begin_step(&self) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let mut guard = inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+            Ok(JsValue::from_bool(guard.trainer.begin_step().await == Status::Running))
+        })
+    }
+
+    /// The gradient payload of slice `index` of the current step on this replica's weights, as
+    /// a `Float32Array` (to post to the worker that sums).
+    #[wasm_bindgen(js_name = shardGradient)]
+    #[allow(clippy::await_holding_refcell_ref)] // as in `run_for`
+    pub fn shard_gradient(&self, index: usize) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let mut guard = inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+            if index >= guard.trainer.config().shards {
+                return Err(js_err(format!("no slice {index} in {} shards", guard.trainer.config().shards)));
+            }
+            let payload = guard.trainer.shard_gradient(index).await;
+            Ok(js_sys::Float32Array::from(&payload[..]).into())
+        })
+    }
+
+    /// Applies `sum` ([`sum_gradients`] of the step's payloads): one optimizer update, the step
+    /// advances. Resolves to `true` while the run goes on, `false` when a non-finite value
+    /// stopped it (diverged: the chunk says so); rejects a sum that does not fit this model.
+    #[wasm_bindgen(js_name = applyGradient)]
+    #[allow(clippy::await_holding_refcell_ref)] // as in `run_for`
+    pub fn apply_gradient(&self, sum: Vec<f32>) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let mut guard = inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+            let status = guard.trainer.apply_gradient(&sum).await.map_err(js_err)?;
+            Ok(JsValue::from_bool(status == Status::Running))
+        })
+    }
+
     /// Changes a parameter the schema marks live (`live: true` in [`crate::config::PARAMS`]:
     /// `steps`, `c`, `c-from`, `lr`, `eval-every`, `snapshot-every`, `lambda`, `lambda-from`,
     /// `lambda-until`, `log-evals`); throws with a message naming the parameter and its range for
@@ -429,6 +481,17 @@ impl Session {
     pub fn config_json(&self) -> String {
         serde_json::to_string_pretty(self.inner.borrow().trainer.config()).unwrap_or_default()
     }
+}
+
+/// The sum of a step's slice payloads (`Float32Array`s, in slice order), as one
+/// `Float32Array` ([`crate::train::shards::sum`]: added in that order, so the result does not
+/// depend on which worker computed which slice).
+#[wasm_bindgen(js_name = sumGradients)]
+pub fn sum_gradients(parts: js_sys::Array) -> Result<js_sys::Float32Array, JsValue> {
+    let parts: Vec<Vec<f32>> = parts.iter().map(|p| js_sys::Float32Array::from(p).to_vec()).collect();
+    let refs: Vec<&[f32]> = parts.iter().map(Vec::as_slice).collect();
+    let sum = crate::train::shards::sum(&refs).map_err(js_err)?;
+    Ok(js_sys::Float32Array::from(&sum[..]))
 }
 
 /// Hands the engine chapter 4's corpus text (the worker fetches `data/moby-dick.txt` once before

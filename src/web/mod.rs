@@ -277,6 +277,18 @@ pub fn page_query(flags: JsValue) -> Result<Vec<String>, JsValue> {
     Ok(crate::config::page_query(&flags))
 }
 
+/// How many workers train a run and why ([`crate::config::workers_for`]): `{count, reason}`.
+#[wasm_bindgen(js_name = workersFor)]
+pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bool) -> JsValue {
+    let (count, reason) = crate::config::workers_for(requested, cores, runs, shards, cpu);
+    #[derive(Serialize)]
+    struct Out {
+        count: u32,
+        reason: String,
+    }
+    to_js(&Out { count, reason })
+}
+
 /// The URL query that reproduces a config (`v=3` and its non-default values).
 #[wasm_bindgen(js_name = configQuery)]
 pub fn config_query(config: JsValue) -> Result<String, JsValue> {

@@ -658,6 +658,8 @@ mod report;
 pub use report::report;
 mod gpu;
 pub use gpu::*;
+mod workers;
+pub use workers::*;
 
 #[cfg(test)]
 mod tests;

@@ -445,3 +445,73 @@ fn the_compare_row_waits_for_the_later_verdict() {
     let failed = CompareVerdicts { error: Some("timeout".into()), ..Default::default() };
     assert_eq!(report::compare_row(&failed), ("not measured (timeout)".to_string(), false));
 }
+
+#[test]
+fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets() {
+    // Two cores: one shard on one worker, four shards on one and on two workers.
+    let spec = workers_spec(2, true);
+    assert_eq!(spec["cases"].as_array().unwrap().len(), 4 * 3);
+    assert_eq!(workers_spec(8, false)["cases"].as_array().unwrap().len(), 4 * 4);
+    assert!(workers_spec(8, false)["verdicts"].as_array().unwrap().is_empty());
+    assert_eq!(setting_query("experiment=anchors", Setting { shards: 4, workers: 2 }), "experiment=anchors&shards=4");
+    assert_eq!(setting_query("", Setting { shards: 1, workers: 1 }), "");
+    let rate = |name: &str, q: &str, workers: u32, ms: f64| Rate {
+        name: name.into(),
+        query: q.into(),
+        workers,
+        chosen: Some(workers),
+        ms_per_step: Some(ms),
+        sharding: (workers > 1).then_some(Split { own_ms: ms * 0.8, wait_ms: ms * 0.15, sum_ms: ms * 0.05 }),
+        error: None,
+    };
+    let b = WorkersBrowser {
+        browser: "HeadlessChrome/1".into(),
+        cores: 2,
+        cases: vec![
+            rate("ch2 interactive", "experiment=anchors", 1, 450.0),
+            rate("ch2 interactive", "experiment=anchors&shards=4", 1, 480.0),
+            rate("ch2 interactive", "experiment=anchors&shards=4", 2, 250.0),
+            rate("ch1 paper", "preset=paper", 1, 300.0),
+            rate("ch1 paper", "preset=paper&shards=4", 2, 240.0),
+        ],
+        verdicts: vec![
+            WorkersVerdict {
+                name: "ch2 γ 0.4".into(),
+                query: "experiment=anchors&gamma=0.4".into(),
+                workers: 1,
+                chosen: Some(1),
+                answer: Some("symmetric".into()),
+                step: Some(700.0),
+                seconds: Some(330.0),
+                error: None,
+            },
+            WorkersVerdict {
+                name: "ch2 γ 0.4".into(),
+                query: "experiment=anchors&gamma=0.4&shards=4".into(),
+                workers: 2,
+                chosen: Some(2),
+                answer: Some("symmetric".into()),
+                step: Some(725.0),
+                seconds: Some(190.0),
+                error: None,
+            },
+        ],
+    };
+    let s = workers_section("plateau bench --suite workers", "Test CPU", &Ok(b), "2026-12-05");
+    assert!(s.contains("| ch2 interactive | 450.0 ms (2.22 steps/s) | 480.0 ms (2.08 steps/s) | 250.0 ms (4.00 steps/s) | 1.80× | 1.92× | 200.0 / 37.5 / 12.5 ms |"), "{s}");
+    assert!(
+        s.contains("| ch1 paper | 300.0 ms (3.33 steps/s) | not measured | 240.0 ms (4.17 steps/s) | 1.25× | — |"),
+        "{s}"
+    );
+    assert!(s.contains("- ch2 interactive, 2 workers against the default: 1.80× — **met** (target ≥ 1.6×)."), "{s}");
+    assert!(s.contains("- ch1 paper, 2 workers against the default: 1.25× — **not met** (target ≥ 1.6×)."), "{s}");
+    assert!(s.contains("| ch2 γ 0.4, 4 shards | 2 | symmetric | 725 | 190 |"), "{s}");
+    assert!(s.contains("190 s — **not met** (target ≤ 50 s; one worker: 330 s)"), "{s}");
+    assert!(s.contains("The page reports 2 cores"), "{s}");
+    let failed = workers_section("x", "y", &Err("node failed".into()), "2026-12-05");
+    assert!(failed.contains("Not measured: node failed."), "{failed}");
+    // The section replaces its own block only.
+    let doc = "# Benchmarks\n\n<!-- BEGIN workers -->\nold\n<!-- END workers -->\n\n## Rest\n";
+    let new = with_workers_section(doc, "new");
+    assert!(new.contains("<!-- BEGIN workers -->\nnew\n<!-- END workers -->") && new.contains("## Rest"), "{new}");
+}

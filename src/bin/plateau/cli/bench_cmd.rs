@@ -33,10 +33,13 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     if flags.get("suite") == Some("gpu") {
         return gpu_suite(args, &flags);
     }
+    if flags.get("suite") == Some("workers") {
+        return workers_suite(args, &flags);
+    }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
-        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu"))),
+        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers"))),
     };
     let kinds: Vec<BackendKind> = flags
         .get("backends")
@@ -208,6 +211,10 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             None => bench::no_gpu_section(&backend::adapters()),
         };
         text = bench::with_gpu_section(&text, &gpu);
+        // So is the workers section (`--suite workers`, scripts/bench-workers.sh).
+        if let Some(kept) = plateau::report::section(&old, bench::WORKERS_SECTION) {
+            text = bench::with_workers_section(&text, kept);
+        }
         output::write_file(path, text.as_bytes())?;
         eprintln!("bench: wrote {path}");
     }
@@ -279,6 +286,34 @@ fn gpu_suite_wgpu(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> 
         let old = std::fs::read_to_string(path).unwrap_or_default();
         output::write_file(path, bench::with_gpu_section(&old, &body).as_bytes())?;
         eprintln!("gpu-check: wrote the GPU section of {path}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau bench --suite workers [--browser CMD|none] [--only rates] [--write FILE]` (see
+/// `bench::workers`): the page's steps per second with one and more workers, side by side, and
+/// chapter 2's time to its answer (left out with `--only rates`, as the GPU check runs it).
+fn workers_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let verdicts = match flags.get("only") {
+        None => true,
+        Some("rates") => false,
+        Some(other) => return Err(CliError(format!("--only {other:?} with --suite workers: allowed rates"))),
+    };
+    let browser = flags.get("browser").unwrap_or("node bench/workers.mjs");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let r = if browser == "none" {
+        Err("not run: --browser none".to_string())
+    } else {
+        eprintln!("bench: the page's workers in headless Chromium (a few minutes per preset)");
+        bench::run_json::<bench::WorkersBrowser>(browser, &[bench::workers_spec(cores, verdicts).to_string()])
+    };
+    let body = bench::workers_section(&format!("plateau bench {}", args.join(" ")), &bench::cpu_model(), &r, &today());
+    print!("{body}");
+    if let Some(path) = flags.get("write") {
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        output::write_file(path, bench::with_workers_section(&old, &body).as_bytes())?;
+        eprintln!("bench: wrote the workers section of {path}");
     }
     Ok(ExitCode::SUCCESS)
 }

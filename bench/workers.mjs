@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// The browser side of `plateau bench --suite workers`: the page's data-parallel training
+// (issue 38) in headless Chromium (the system /usr/bin/chromium, driven by playwright-core, as
+// in the end-to-end tests), measured on the page itself: its training worker, its shard workers
+// and its main thread drawing the charts, as a reader has them.
+//
+//   node bench/workers.mjs '{"cases":[{"name":..,"query":..,"workers":N}],"warmup_s":S,"window_s":S,
+//                            "verdicts":[{"name":..,"query":..,"workers":N}]}'
+//
+// Prints one JSON line (see `bench::workers::WorkersBrowser`):
+//   {browser, cores, cases:[{name, query, workers, chosen, steps, seconds, ms_per_step,
+//    sharding:{steps, own_ms, wait_ms, sum_ms}|null, error}],
+//    verdicts:[{name, query, workers, chosen, answer, step, seconds, error}]}
+// `chosen` is the number of workers the page trained with (#worker-note's data-workers);
+// `sharding` the sharded steps' split of the window (ms per step: this worker's own engine calls,
+// waiting for the other workers' slices, summing and sending), from the page's
+// window.plateauSharding. Needs www/pkg (scripts/build-web.sh). Progress goes to stderr.
+
+import { launch, startServer } from '../tests/e2e/helpers.mjs';
+
+const spec = JSON.parse(process.argv[2] || '{"cases":[],"verdicts":[]}');
+const log = (...a) => console.error('workers:', ...a);
+const out = { browser: '', cores: 0, cases: [], verdicts: [] };
+
+const server = await startServer();
+const browser = await launch();
+try {
+  out.browser = browser.version();
+  for (const c of spec.cases || []) {
+    log(`${c.name}: ${c.workers} worker(s), ${c.query}`);
+    const r = await measureRate(c);
+    log(`  ${JSON.stringify(r)}`);
+    out.cases.push(r);
+  }
+  for (const v of spec.verdicts || []) {
+    log(`${v.name}: ${v.workers} worker(s), time to the held-out answer`);
+    const r = await measureVerdict(v);
+    log(`  ${JSON.stringify(r)}`);
+    out.verdicts.push(r);
+  }
+} finally {
+  await browser.close().catch(() => {});
+  await server.close();
+}
+console.log(JSON.stringify(out));
+
+/** Opens the page at `query` with `workers`; resolves to the page, its context, and the
+ * worker count it chose. */
+async function open(query, workers) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const p = await ctx.newPage();
+  await p.goto(`${server.url}?${query}&workers=${workers}&compare=off&backend=cpu`, { waitUntil: 'load' });
+  await p.waitForFunction(() => document.querySelector('#worker-note').dataset.workers !== undefined, null, { timeout: 120_000, polling: 100 });
+  const chosen = Number(await p.$eval('#worker-note', (el) => el.dataset.workers));
+  if (!out.cores) out.cores = await p.evaluate(() => navigator.hardwareConcurrency);
+  return { ctx, p, chosen };
+}
+
+/** Steps per second of one configuration: after `warmup_s` seconds of training, the steps the
+ * page reports over `window_s` seconds (read from #step, the worker's chunks), and the split of
+ * the sharded steps' time over the same window. */
+async function measureRate(c) {
+  const base = { name: c.name, query: c.query, workers: c.workers };
+  let opened;
+  try {
+    opened = await open(c.query, c.workers);
+    const { p, chosen } = opened;
+    const read = () => p.evaluate(() => ({
+      step: Number(document.querySelector('#step').textContent),
+      t: performance.now(),
+      sharding: window.plateauSharding ? { ...window.plateauSharding } : null,
+      state: document.querySelector('#run-state').textContent,
+    }));
+    await p.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 300_000, polling: 100 });
+    await p.waitForTimeout(1000 * spec.warmup_s);
+    const a = await read();
+    await p.waitForTimeout(1000 * spec.window_s);
+    const b = await read();
+    if (b.state !== 'running' && b.state !== 'starting') throw new Error(`the run stopped (${b.state}) inside the window`);
+    const steps = b.step - a.step;
+    const seconds = (b.t - a.t) / 1000;
+    let sharding = null;
+    if (a.sharding && b.sharding && b.sharding.steps > a.sharding.steps) {
+      const n = b.sharding.steps - a.sharding.steps;
+      const per = (k) => (b.sharding[k] - a.sharding[k]) / n;
+      sharding = { steps: n, own_ms: per('own_ms'), wait_ms: per('wait_ms'), sum_ms: per('sum_ms') };
+    }
+    return { ...base, chosen, steps, seconds, ms_per_step: steps > 0 ? (1000 * seconds) / steps : null, sharding, error: null };
+  } catch (e) {
+    return { ...base, chosen: opened ? opened.chosen : null, steps: null, seconds: null, ms_per_step: null, sharding: null, error: String(e.message || e).split('\n')[0] };
+  } finally {
+    await opened?.ctx.close();
+  }
+}
+
+/** Chapter 2's page trained until its held-out answer settles: `{answer, step, seconds}` from
+ * the page's window.plateauVerdict (the training seconds until that step's row arrived). */
+async function measureVerdict(v) {
+  const base = { name: v.name, query: v.query, workers: v.workers };
+  let opened;
+  try {
+    opened = await open(v.query, v.workers);
+    const { p, chosen } = opened;
+    await p.waitForFunction(() => window.plateauVerdict, null, { timeout: 1_800_000, polling: 500 });
+    return { ...base, chosen, ...(await p.evaluate(() => window.plateauVerdict)), error: null };
+  } catch (e) {
+    return { ...base, chosen: opened ? opened.chosen : null, answer: null, step: null, seconds: null, error: String(e.message || e).split('\n')[0] };
+  } finally {
+    await opened?.ctx.close();
+  }
+}

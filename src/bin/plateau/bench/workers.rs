@@ -1,0 +1,316 @@
+//! `plateau bench --suite workers` (`scripts/bench-workers.sh`): the page's data-parallel
+//! training (`train::shards`, `www/shard-worker.js`) measured on the page itself in headless
+//! Chromium (`bench/workers.mjs`): steps per second of every chapter preset that can be sharded,
+//! with one shard on one worker (the page's default), four shards on one worker (the cost of the
+//! slicing) and four shards on two workers (and four where the machine has the cores), side by
+//! side in one run; where a sharded step's time goes; and chapter 2's time to its held-out
+//! answer with and without the workers. It forms the workers section of `BENCHMARKS.md`, which
+//! the full bench keeps when it rewrites the rest.
+
+/// The section's name in `BENCHMARKS.md` (`<!-- BEGIN workers -->` … `<!-- END workers -->`).
+pub const WORKERS_SECTION: &str = "workers";
+
+/// Seconds of training before a rate's window opens (the wasm compiled, the first chunks past).
+pub const WARMUP_S: u32 = 6;
+/// Seconds a rate is measured over.
+pub const WINDOW_S: u32 = 20;
+
+/// The shards of the sharded rows.
+pub const SHARDS: usize = 4;
+
+/// The presets measured (name, page query): every chapter whose steps can be sharded (chapter 3
+/// trains as one shard), at both presets where a step is long enough to share.
+pub fn worker_presets() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("ch1 interactive", ""),
+        ("ch1 paper", "preset=paper"),
+        ("ch2 interactive", "experiment=anchors"),
+        ("ch4 interactive", "experiment=lm"),
+    ]
+}
+
+/// One configuration of a preset: its extra query and its workers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setting {
+    /// Shards of the run.
+    pub shards: usize,
+    /// Workers asked for (`workers=`).
+    pub workers: u32,
+}
+
+/// The settings measured on a machine of `cores` cores: one shard on one worker, [`SHARDS`] on
+/// one, two and (with four cores or more) four workers.
+pub fn settings(cores: usize) -> Vec<Setting> {
+    let mut s = vec![
+        Setting { shards: 1, workers: 1 },
+        Setting { shards: SHARDS, workers: 1 },
+        Setting { shards: SHARDS, workers: 2 },
+    ];
+    if cores >= 4 {
+        s.push(Setting { shards: SHARDS, workers: 4 });
+    }
+    s
+}
+
+/// The page query of a preset at a setting.
+pub fn setting_query(preset: &str, s: Setting) -> String {
+    let shards = if s.shards > 1 { format!("shards={}", s.shards) } else { String::new() };
+    [preset, shards.as_str()].iter().filter(|q| !q.is_empty()).copied().collect::<Vec<_>>().join("&")
+}
+
+/// Where a sharded step's time went (ms per step).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct Split {
+    /// The training worker's own engine calls: its slices, the row when due, the update.
+    pub own_ms: f64,
+    /// Waiting for the other workers' slices after its own were done.
+    pub wait_ms: f64,
+    /// Summing the payloads and sending the sum.
+    pub sum_ms: f64,
+}
+
+/// One rate (`bench/workers.mjs`'s `cases`).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct Rate {
+    /// The preset's name.
+    pub name: String,
+    /// The page query.
+    pub query: String,
+    /// Workers asked for.
+    pub workers: u32,
+    /// Workers the page trained with.
+    #[serde(default)]
+    pub chosen: Option<u32>,
+    /// Milliseconds per step over the window.
+    #[serde(default)]
+    pub ms_per_step: Option<f64>,
+    /// The sharded steps' split.
+    #[serde(default)]
+    pub sharding: Option<Split>,
+    /// What went wrong.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// One time to chapter 2's held-out answer (`bench/workers.mjs`'s `verdicts`).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct WorkersVerdict {
+    /// The row's name.
+    pub name: String,
+    /// The page query.
+    pub query: String,
+    /// Workers asked for.
+    pub workers: u32,
+    /// Workers the page trained with.
+    #[serde(default)]
+    pub chosen: Option<u32>,
+    /// The answer (`inferential`, `symmetric`, …).
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// The step it holds from.
+    #[serde(default)]
+    pub step: Option<f64>,
+    /// Training seconds until that step's row.
+    #[serde(default)]
+    pub seconds: Option<f64>,
+    /// What went wrong.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// What `bench/workers.mjs` prints.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct WorkersBrowser {
+    /// Browser version.
+    #[serde(default)]
+    pub browser: String,
+    /// `navigator.hardwareConcurrency` in the page.
+    #[serde(default)]
+    pub cores: usize,
+    /// The rates.
+    #[serde(default)]
+    pub cases: Vec<Rate>,
+    /// The times to chapter 2's answer.
+    #[serde(default)]
+    pub verdicts: Vec<WorkersVerdict>,
+}
+
+/// Chapter 2's verdict rows: its default γ (the small init) and the compare view's large init,
+/// each with one shard on one worker and with [`SHARDS`] on two.
+pub fn verdict_specs() -> Vec<(String, String, u32)> {
+    let mut out = vec![];
+    for gamma in ["0.7", "0.4"] {
+        for s in [Setting { shards: 1, workers: 1 }, Setting { shards: SHARDS, workers: 2 }] {
+            let query = setting_query(&format!("experiment=anchors&gamma={gamma}"), s);
+            out.push((format!("ch2 γ {gamma}"), query, s.workers));
+        }
+    }
+    out
+}
+
+/// The spec `bench/workers.mjs` takes, for a machine of `cores` cores; `verdicts` false leaves
+/// chapter 2's times out (the GPU check's shorter run).
+pub fn workers_spec(cores: usize, verdicts: bool) -> serde_json::Value {
+    let mut cases = vec![];
+    for (name, q) in worker_presets() {
+        for s in settings(cores) {
+            cases.push(serde_json::json!({"name": name, "query": setting_query(q, s), "workers": s.workers}));
+        }
+    }
+    let v: Vec<serde_json::Value> = if verdicts {
+        verdict_specs().into_iter().map(|(n, q, w)| serde_json::json!({"name": n, "query": q, "workers": w})).collect()
+    } else {
+        vec![]
+    };
+    serde_json::json!({"cases": cases, "verdicts": v, "warmup_s": WARMUP_S, "window_s": WINDOW_S})
+}
+
+fn ms(r: Option<&Rate>) -> Option<f64> {
+    r.and_then(|r| r.ms_per_step).filter(|m| m.is_finite() && *m > 0.0)
+}
+
+fn cell(r: Option<&Rate>) -> String {
+    match r {
+        Some(r) => match (ms(Some(r)), &r.error) {
+            (Some(m), _) => {
+                let chosen =
+                    r.chosen.filter(|&c| c != r.workers).map(|c| format!(" (trained on {c})")).unwrap_or_default();
+                format!("{m:.1} ms ({:.2} steps/s){chosen}", 1000.0 / m)
+            }
+            (None, Some(e)) => format!("— ({e})"),
+            (None, None) => "—".into(),
+        },
+        None => "not measured".into(),
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}×", a / b),
+        _ => "—".into(),
+    }
+}
+
+/// The target of the issue: two workers give at least this many times the steps per second of
+/// one (chapter 2 and chapter 1's paper preset).
+pub const TARGET_SPEEDUP: f64 = 1.6;
+/// The target of the issue: chapter 2's answer within this many seconds.
+pub const TARGET_VERDICT_S: f64 = 50.0;
+
+/// The workers section of `BENCHMARKS.md` from a run of the suite.
+pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, String>, date: &str) -> String {
+    let mut o = String::new();
+    o.push_str("## Workers: data-parallel training in the page\n\n");
+    o.push_str(&format!(
+        "Written by `{command}` on {date} ({cpu}). The page in headless Chromium ({}), on the CPU backend, the \
+         compare view off: steps per second of the page itself (its training worker, its shard workers and its \
+         main thread drawing the charts), read from the page's step counter over {WINDOW_S} s after {WARMUP_S} s \
+         of training. With {SHARDS} shards each step's batch is cut into {SHARDS} slices whose gradients are summed \
+         in slice order, so the rows are the same for any number of workers (`tests/e2e/workers.test.mjs`, \
+         `tests/shards.rs`); one shard is the page's default and the measured runs' setting. Chapter 3 trains as \
+         one shard (its loss is a mean over the batch's masked tokens).\n\n",
+        r.as_ref().map_or("not run", |b| b.browser.as_str())
+    ));
+    let b = match r {
+        Ok(b) => b,
+        Err(e) => {
+            o.push_str(&format!("Not measured: {e}.\n"));
+            return o;
+        }
+    };
+    o.push_str(&format!("The page reports {} cores (`navigator.hardwareConcurrency`).\n\n", b.cores));
+    let find = |name: &str, s: Setting| {
+        b.cases
+            .iter()
+            .find(|c| c.name == name && c.workers == s.workers && c.query.contains("shards=") == (s.shards > 1))
+    };
+    let four = b.cores >= 4;
+    o.push_str(&format!(
+        "| preset | 1 shard, 1 worker | {SHARDS} shards, 1 worker | {SHARDS} shards, 2 workers |{} 2 workers vs the default | 2 workers vs 1 ({SHARDS} shards) | a 2-worker step: own / waiting / sum and send |\n",
+        if four { format!(" {SHARDS} shards, 4 workers |") } else { String::new() }
+    ));
+    o.push_str(&format!("|---|---|---|---|{}---|---|---|\n", if four { "---|" } else { "" }));
+    let mut speedups = vec![];
+    for (name, _) in worker_presets() {
+        let one = find(name, Setting { shards: 1, workers: 1 });
+        let s1 = find(name, Setting { shards: SHARDS, workers: 1 });
+        let s2 = find(name, Setting { shards: SHARDS, workers: 2 });
+        let split = s2
+            .and_then(|r| r.sharding.as_ref())
+            .map_or("—".to_string(), |s| format!("{:.1} / {:.1} / {:.1} ms", s.own_ms, s.wait_ms, s.sum_ms));
+        let col4 = if four {
+            format!(" {} |", cell(find(name, Setting { shards: SHARDS, workers: 4 })))
+        } else {
+            String::new()
+        };
+        o.push_str(&format!(
+            "| {name} | {} | {} | {} |{col4} {} | {} | {split} |\n",
+            cell(one),
+            cell(s1),
+            cell(s2),
+            ratio(ms(one), ms(s2)),
+            ratio(ms(s1), ms(s2)),
+        ));
+        speedups.push((name, ms(one).zip(ms(s2)).map(|(a, b)| a / b)));
+    }
+    o.push_str(
+        "\nSpeed-ups are steps per second over steps per second (ms per step of the slower over the faster). The \
+         split is the training worker's: its own engine calls (its slices, the row when one is due, the update), \
+         the wait for the other worker's slices after its own were done, and the summing of the payloads with the \
+         sending of the sum.\n\n",
+    );
+    if !b.verdicts.is_empty() {
+        o.push_str("**Chapter 2's held-out answer**, one run at each γ (the compare view off):\n\n");
+        o.push_str("| run | workers | answer | from step | training seconds |\n|---|---|---|---|---|\n");
+        for v in &b.verdicts {
+            let shards = if v.query.contains("shards=") { format!("{SHARDS} shards") } else { "1 shard".into() };
+            let what =
+                v.error.as_ref().map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
+            o.push_str(&format!(
+                "| {}, {shards} | {} | {what} | {} | {} |\n",
+                v.name,
+                v.chosen.unwrap_or(v.workers),
+                v.step.map_or("—".into(), |s| format!("{s:.0}")),
+                v.seconds.map_or("—".into(), |s| format!("{s:.0}")),
+            ));
+        }
+        o.push('\n');
+    }
+    o.push_str("**Targets** (issue 38):\n\n");
+    for (name, s) in speedups.iter().filter(|(n, _)| *n == "ch2 interactive" || *n == "ch1 paper") {
+        o.push_str(&format!(
+            "- {name}, 2 workers against the default: {}.\n",
+            match s {
+                Some(x) if *x >= TARGET_SPEEDUP => format!("{x:.2}× — **met** (target ≥ {TARGET_SPEEDUP}×)"),
+                Some(x) => format!("{x:.2}× — **not met** (target ≥ {TARGET_SPEEDUP}×)"),
+                None => "not measured".into(),
+            }
+        ));
+    }
+    let slowest = |w: u32| {
+        b.verdicts
+            .iter()
+            .filter(|v| v.chosen.unwrap_or(v.workers) == w && v.error.is_none())
+            .filter_map(|v| v.seconds)
+            .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))
+    };
+    if !b.verdicts.is_empty() {
+        o.push_str(&format!(
+            "- Chapter 2's answers, the later of the two init scales with two workers: {}.\n",
+            match slowest(2) {
+                Some(s) if s <= TARGET_VERDICT_S => format!("{s:.0} s — **met** (target ≤ {TARGET_VERDICT_S:.0} s)"),
+                Some(s) => format!(
+                    "{s:.0} s — **not met** (target ≤ {TARGET_VERDICT_S:.0} s; one worker: {})",
+                    slowest(1).map_or("—".into(), |s| format!("{s:.0} s"))
+                ),
+                None => "not measured".into(),
+            }
+        ));
+    }
+    o
+}
+
+/// `doc` with its workers section replaced by `body` (or added).
+pub fn with_workers_section(doc: &str, body: &str) -> String {
+    plateau::report::replace_section(doc, WORKERS_SECTION, body)
+}
