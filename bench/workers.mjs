@@ -63,7 +63,9 @@ async function measureRate(c) {
   const base = { name: c.name, query: c.query, workers: c.workers };
   let opened;
   try {
-    opened = await open(c.query, c.workers);
+    // Long enough that no preset finishes inside the window (steps is a live key: a step costs
+    // the same whatever the total).
+    opened = await open(`${c.query}${c.query ? '&' : ''}steps=20000`, c.workers);
     const { p, chosen } = opened;
     const read = () => p.evaluate(() => ({
       step: Number(document.querySelector('#step').textContent),
@@ -73,10 +75,20 @@ async function measureRate(c) {
     }));
     await p.waitForFunction(() => Number(document.querySelector('#step').textContent) >= 1, null, { timeout: 300_000, polling: 100 });
     await p.waitForTimeout(1000 * spec.warmup_s);
-    const a = await read();
-    await p.waitForTimeout(1000 * spec.window_s);
-    const b = await read();
-    if (b.state !== 'running' && b.state !== 'starting') throw new Error(`the run stopped (${b.state}) inside the window`);
+    // The window runs from one change of the step counter to another (polled every 50 ms), over
+    // at least window_s seconds and 4 changes (a slow preset's step takes seconds), at most 180 s.
+    const first = await read();
+    let a = first;
+    while (a.step === first.step) { await p.waitForTimeout(50); a = await read(); }
+    let b = a;
+    let changes = 0;
+    for (let last = a; (b.t - a.t < 1000 * spec.window_s || changes < 4) && b.t - a.t < 180_000;) {
+      await p.waitForTimeout(50);
+      const now = await read();
+      if (now.step !== last.step) { b = now; changes += 1; }
+      last = now;
+      if (/finished|diverged|stopped/.test(now.state)) throw new Error(`the run stopped (${now.state}) inside the window`);
+    }
     const steps = b.step - a.step;
     const seconds = (b.t - a.t) / 1000;
     let sharding = null;

@@ -40,8 +40,9 @@ pub const HIDE: [&str; 5] = ["prose", "nav", "controls", "status", "maps"];
 pub const MAX_SEEDS: u32 = 8;
 /// The most workers (`workers=`).
 pub const MAX_WORKERS: u32 = 16;
-/// The most workers `workers=auto` starts: past four, the messages of each step cost more than a
-/// slice of these models' batches saves.
+/// The most workers `workers=auto` starts: the page's Shards control offers four slices
+/// (`plateau bench --suite workers` measures one, two and four workers on them), and each worker
+/// holds a whole replica of the run in its own memory.
 pub const AUTO_WORKERS: u32 = 4;
 /// Chapter 2's comparison γ when the URL names none: the large init of the default contrast
 /// (symmetric in 4 of 6 runs of the γ sweep, against 0.7's inferential in 6 of 6).

@@ -485,7 +485,12 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(shards),
         chapters: &[1, 2, 4],
-        control: None,
+        control: Some(Control {
+            label: "Shards",
+            help: "Cut each step's batch into slices whose gradients are summed in a fixed order; the page shares the slices among workers on this machine's cores (the line under the backend says how many), with the same rows for any number of them. 1 is the measured runs' setting; 4 differs from it only by rounding, and is faster on two cores or more where a step is long (chapter 2, the paper presets).",
+            chapters: &[1, 2, 4],
+            widget: Widget::Select { options: &[("1", "1 (one worker)"), ("4", "4 (shared by the workers)")] },
+        }),
     },
 ];
 

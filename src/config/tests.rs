@@ -5,7 +5,7 @@ use super::*;
 #[test]
 fn every_control_fits_its_key() {
     let controls: Vec<(&ParamSpec, Control)> = PARAMS.iter().filter_map(|p| p.control.map(|c| (p, c))).collect();
-    assert_eq!(controls.len(), 15, "the page's controls");
+    assert_eq!(controls.len(), 16, "the page's controls");
     for (p, c) in controls {
         assert!(!c.label.is_empty() && !c.help.is_empty(), "{}", p.key);
         assert!(c.chapters.iter().all(|ch| (1..=4).contains(ch)), "{}", p.key);

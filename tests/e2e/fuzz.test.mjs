@@ -1,6 +1,6 @@
 // Generated hostile input against the page, in real headless Chromium (issue "Reliability, round
 // two"). URLs: 120 queries from a seeded generator mixing schema keys, the page keys (hide, controls,
-// autoplay, only, seeds, backend) and unknown ones with junk, boundary and injection values. For
+// autoplay, only, seeds, backend, compare, workers) and unknown ones with junk, boundary and injection values. For
 // each, the page must boot without an uncaught error or an #error, show every notice the engine
 // gives for the query, keep every value as text (no element or inline handler injected, no
 // payload run), and write an address the engine reads back cleanly to the same configuration.
@@ -32,7 +32,7 @@ const NASTY = ['', ' ', '-1', '1e309', 'NaN', 'inf', '0x10', '999999999999999999
   '<img src=x onerror="window.__pwned=1">', '"><svg onload="window.__pwned=1">', 'javascript:window.__pwned=1',
   '</script><script>window.__pwned=1</script>', '\u202e', '🙂', 'paper', 'anchors', 'syntax', 'webgpu', 'cpu',
   'prose,nav,bogus', 'loss,map-att,nope', 'c,seed,zzz', '0', '1', '2', '8', '9', '3.5'];
-const PAGE_KEYS = ['hide', 'controls', 'autoplay', 'only', 'seeds', 'backend', 'compare'];
+const PAGE_KEYS = ['hide', 'controls', 'autoplay', 'only', 'seeds', 'backend', 'compare', 'workers'];
 
 test(`${CASES} generated hostile URLs: no crash, a notice for each rejected value, nothing injected, a clean address`, { timeout: 20 * 60_000 }, async (t) => {
   const { page, run, errors } = await suite.openPage('fuzz', { query: '?autoplay=0&steps=4' });

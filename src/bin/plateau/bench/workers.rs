@@ -204,8 +204,8 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
     o.push_str(&format!(
         "Written by `{command}` on {date} ({cpu}). The page in headless Chromium ({}), on the CPU backend, the \
          compare view off: steps per second of the page itself (its training worker, its shard workers and its \
-         main thread drawing the charts), read from the page's step counter over {WINDOW_S} s after {WARMUP_S} s \
-         of training. With {SHARDS} shards each step's batch is cut into {SHARDS} slices whose gradients are summed \
+         main thread drawing the charts), timed between two changes of the page's step counter at least {WINDOW_S} s \
+         and 4 steps apart, after {WARMUP_S} s of training. With {SHARDS} shards each step's batch is cut into {SHARDS} slices whose gradients are summed \
          in slice order, so the rows are the same for any number of workers (`tests/e2e/workers.test.mjs`, \
          `tests/shards.rs`); one shard is the page's default and the measured runs' setting. Chapter 3 trains as \
          one shard (its loss is a mean over the batch's masked tokens).\n\n",
