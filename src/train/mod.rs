@@ -13,7 +13,13 @@
 //! 4. unless `s` is the last step, backpropagate the objective and take one optimizer step at
 //!    [`Chapter::lr`].
 //!
-//! Between evaluations nothing is read back: on WebGPU a step is queued without waiting for the
+//! With `shards` S > 1 ([`shards`]) step `s`'s update is instead the sum of S slices' gradients,
+//! each computed by its own forward and backward on a slice of the batch ([`Part`]) and read
+//! back as one payload, added in slice order on the host; the row of an evaluation step comes
+//! from a forward on the whole batch. That is what lets the page's workers share a step with the
+//! same rows for any number of them.
+//!
+//! With one shard, nothing is read back between evaluations: on WebGPU a step is queued without waiting for the
 //! GPU. A divergence between two evaluations is found at the next one, or earlier when the
 //! caller settles ([`Trainer::settle`], which the page does at the end of each chunk of steps,
 //! so the GPU never runs far ahead of it). Rows are the same either way: only evaluation steps

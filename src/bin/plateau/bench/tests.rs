@@ -455,14 +455,17 @@ fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets
     assert!(workers_spec(8, false)["verdicts"].as_array().unwrap().is_empty());
     assert_eq!(setting_query("experiment=anchors", Setting { shards: 4, workers: 2 }), "experiment=anchors&shards=4");
     assert_eq!(setting_query("", Setting { shards: 1, workers: 1 }), "");
-    let rate = |name: &str, q: &str, workers: u32, ms: f64| Rate {
+    let opened = |name: &str, q: &str, workers: u32| Opened {
         name: name.into(),
         query: q.into(),
         workers,
         chosen: Some(workers),
+        error: None,
+    };
+    let rate = |name: &str, q: &str, workers: u32, ms: f64| Rate {
+        page: opened(name, q, workers),
         ms_per_step: Some(ms),
         sharding: (workers > 1).then_some(Split { own_ms: ms * 0.8, wait_ms: ms * 0.15, sum_ms: ms * 0.05 }),
-        error: None,
     };
     let b = WorkersBrowser {
         browser: "HeadlessChrome/1".into(),
@@ -476,24 +479,16 @@ fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets
         ],
         verdicts: vec![
             WorkersVerdict {
-                name: "ch2 γ 0.4".into(),
-                query: "experiment=anchors&gamma=0.4".into(),
-                workers: 1,
-                chosen: Some(1),
+                page: opened("ch2 γ 0.4", "experiment=anchors&gamma=0.4", 1),
                 answer: Some("symmetric".into()),
                 step: Some(700.0),
                 seconds: Some(330.0),
-                error: None,
             },
             WorkersVerdict {
-                name: "ch2 γ 0.4".into(),
-                query: "experiment=anchors&gamma=0.4&shards=4".into(),
-                workers: 2,
-                chosen: Some(2),
+                page: opened("ch2 γ 0.4", "experiment=anchors&gamma=0.4&shards=4", 2),
                 answer: Some("symmetric".into()),
                 step: Some(725.0),
                 seconds: Some(190.0),
-                error: None,
             },
         ],
     };

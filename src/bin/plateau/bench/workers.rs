@@ -69,10 +69,10 @@ pub struct Split {
     pub sum_ms: f64,
 }
 
-/// One rate (`bench/workers.mjs`'s `cases`).
+/// What every measurement of `bench/workers.mjs` names: the page it opened and the workers.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
-pub struct Rate {
-    /// The preset's name.
+pub struct Opened {
+    /// The row's name (the preset, or chapter 2 and its γ).
     pub name: String,
     /// The page query.
     pub query: String,
@@ -81,29 +81,31 @@ pub struct Rate {
     /// Workers the page trained with.
     #[serde(default)]
     pub chosen: Option<u32>,
+    /// What went wrong.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// One rate (`bench/workers.mjs`'s `cases`).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct Rate {
+    /// The page and its workers.
+    #[serde(flatten)]
+    pub page: Opened,
     /// Milliseconds per step over the window.
     #[serde(default)]
     pub ms_per_step: Option<f64>,
     /// The sharded steps' split.
     #[serde(default)]
     pub sharding: Option<Split>,
-    /// What went wrong.
-    #[serde(default)]
-    pub error: Option<String>,
 }
 
 /// One time to chapter 2's held-out answer (`bench/workers.mjs`'s `verdicts`).
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 pub struct WorkersVerdict {
-    /// The row's name.
-    pub name: String,
-    /// The page query.
-    pub query: String,
-    /// Workers asked for.
-    pub workers: u32,
-    /// Workers the page trained with.
-    #[serde(default)]
-    pub chosen: Option<u32>,
+    /// The page and its workers.
+    #[serde(flatten)]
+    pub page: Opened,
     /// The answer (`inferential`, `symmetric`, …).
     #[serde(default)]
     pub answer: Option<String>,
@@ -113,9 +115,6 @@ pub struct WorkersVerdict {
     /// Training seconds until that step's row.
     #[serde(default)]
     pub seconds: Option<f64>,
-    /// What went wrong.
-    #[serde(default)]
-    pub error: Option<String>,
 }
 
 /// What `bench/workers.mjs` prints.
@@ -171,10 +170,10 @@ fn ms(r: Option<&Rate>) -> Option<f64> {
 
 fn cell(r: Option<&Rate>) -> String {
     match r {
-        Some(r) => match (ms(Some(r)), &r.error) {
+        Some(r) => match (ms(Some(r)), &r.page.error) {
             (Some(m), _) => {
                 let chosen =
-                    r.chosen.filter(|&c| c != r.workers).map(|c| format!(" (trained on {c})")).unwrap_or_default();
+                    r.page.chosen.filter(|&c| c != r.page.workers).map(|c| format!(" (trained on {c})")).unwrap_or_default();
                 format!("{m:.1} ms ({:.2} steps/s){chosen}", 1000.0 / m)
             }
             (None, Some(e)) => format!("— ({e})"),
@@ -220,9 +219,9 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
     };
     o.push_str(&format!("The page reports {} cores (`navigator.hardwareConcurrency`).\n\n", b.cores));
     let find = |name: &str, s: Setting| {
-        b.cases
-            .iter()
-            .find(|c| c.name == name && c.workers == s.workers && c.query.contains("shards=") == (s.shards > 1))
+        b.cases.iter().find(|c| {
+            c.page.name == name && c.page.workers == s.workers && c.page.query.contains("shards=") == (s.shards > 1)
+        })
     };
     let four = b.cores >= 4;
     o.push_str(&format!(
@@ -263,13 +262,13 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
         o.push_str("**Chapter 2's held-out answer**, one run at each γ (the compare view off):\n\n");
         o.push_str("| run | workers | answer | from step | training seconds |\n|---|---|---|---|---|\n");
         for v in &b.verdicts {
-            let shards = if v.query.contains("shards=") { format!("{SHARDS} shards") } else { "1 shard".into() };
+            let shards = if v.page.query.contains("shards=") { format!("{SHARDS} shards") } else { "1 shard".into() };
             let what =
-                v.error.as_ref().map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
+                v.page.error.as_ref().map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
             o.push_str(&format!(
                 "| {}, {shards} | {} | {what} | {} | {} |\n",
-                v.name,
-                v.chosen.unwrap_or(v.workers),
+                v.page.name,
+                v.page.chosen.unwrap_or(v.page.workers),
                 v.step.map_or("—".into(), |s| format!("{s:.0}")),
                 v.seconds.map_or("—".into(), |s| format!("{s:.0}")),
             ));
@@ -290,7 +289,7 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
     let slowest = |w: u32| {
         b.verdicts
             .iter()
-            .filter(|v| v.chosen.unwrap_or(v.workers) == w && v.error.is_none())
+            .filter(|v| v.page.chosen.unwrap_or(v.page.workers) == w && v.page.error.is_none())
             .filter_map(|v| v.seconds)
             .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))
     };
