@@ -74,8 +74,11 @@ export function buildControls(schema, container, before) {
     const c = /** @type {Control} */ (p.control);
     const box = document.createElement('div');
     box.className = 'control';
-    if (c.chapters.length) {
+    if (c.chapters.length === 1) {
       box.dataset.chapter = String(c.chapters[0]);
+      box.hidden = true;
+    } else if (c.chapters.length) {
+      box.dataset.chapters = c.chapters.join(' ');
       box.hidden = true;
     }
     const label = document.createElement('label');

@@ -29,6 +29,8 @@ function chapterLabel(experiment) {
 
 export function showChapter(n) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapter]'))) el.hidden = Number(el.dataset.chapter) !== n;
+  // A control of several chapters (e.g. Shards: 1, 2 and 4) lists them all.
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapters]'))) el.hidden = !el.dataset.chapters.split(' ').includes(String(n));
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
   $(`maps-${n}`).prepend($('scrub-box'));
 }

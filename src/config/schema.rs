@@ -487,7 +487,7 @@ pub const PARAMS: &[ParamSpec] = &[
         chapters: &[1, 2, 4],
         control: Some(Control {
             label: "Shards",
-            help: "Cut each step's batch into slices whose gradients are summed in a fixed order; the page shares the slices among workers on this machine's cores (the line under the backend says how many), with the same rows for any number of them. 1 is the measured runs' setting; 4 differs from it only by rounding, and is faster on two cores or more where a step is long (chapter 2, the paper presets).",
+            help: "Slices of each step's batch, shared by workers on this machine's cores, with the same rows for any number of workers. 1 as the measured runs; 4 differs only by rounding, and is faster where a step is long, as in chapter 2 (BENCHMARKS.md).",
             chapters: &[1, 2, 4],
             widget: Widget::Select { options: &[("1", "1 (one worker)"), ("4", "4 (shared by the workers)")] },
         }),

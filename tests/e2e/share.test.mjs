@@ -308,7 +308,7 @@ test('every control comes from the schema, with its range; a rejected value neve
         };
       });
     });
-    assert.equal(rows.length, 15, 'the schema has 15 page controls');
+    assert.equal(rows.length, 16, 'the schema has 16 page controls');
     for (const r of rows) {
       assert.ok(r.tag, `#${r.key} is on the page`);
       assert.ok(r.labelText.startsWith(r.label), `#${r.key}'s label is the schema's: ${r.labelText}`);

@@ -113,3 +113,29 @@ test('a live change reaches every replica, and a failed shard worker leaves the 
   }
   assert.equal(csvs[1], csvs[0], 'the live change and the failure: the rows of one worker, bit for bit');
 });
+
+test('the Shards control shows in chapters 1, 2 and 4, and 4 shards on reset train on the cores', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, run } = await openPage('control', { query: '?v=3&experiment=syntax&autoplay=0&compare=off' });
+  await run(async () => {
+    await waitFn(page, () => document.querySelector('#worker-note').dataset.workers !== undefined);
+    const shown = () => page.$eval('#shards', (el) => !el.closest('.control').hidden);
+    assert.equal(await shown(), false, 'chapter 3 trains as one shard: no control');
+    for (const experiment of ['mws', 'anchors', 'lm']) {
+      await page.click(`.chapter[data-experiment="${experiment}"]`);
+      await waitFn(page, (e) => document.querySelector(`.chapter[data-experiment="${e}"]`).getAttribute('aria-current') === 'true', experiment);
+      assert.equal(await shown(), true, `${experiment}: the control shows`);
+    }
+    // Chapter 4 now: one shard, one worker, and no line about it.
+    await waitFn(page, () => document.querySelector('#worker-note').dataset.workers === '1');
+    assert.equal(await page.$eval('#worker-note', (el) => el.hidden), true);
+    await page.selectOption('#shards', '4');
+    await page.click('#reset');
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const n = Math.min(4, cores);
+    await waitFn(page, (k) => document.querySelector('#worker-note').dataset.workers === String(k), n);
+    const note = await page.$eval('#worker-note', (el) => el.textContent);
+    t.diagnostic(note);
+    assert.equal(note, `Workers: ${n === 1 ? 'One worker computes' : `${n} workers share`} each step's 4 shards (this browser reports ${cores} core${cores === 1 ? '' : 's'}); the rows are the same for any number of workers.`);
+    assert.match(await page.evaluate(() => window.location.search), /shards=4/, 'the address carries the shards');
+  });
+});

@@ -172,8 +172,12 @@ fn cell(r: Option<&Rate>) -> String {
     match r {
         Some(r) => match (ms(Some(r)), &r.page.error) {
             (Some(m), _) => {
-                let chosen =
-                    r.page.chosen.filter(|&c| c != r.page.workers).map(|c| format!(" (trained on {c})")).unwrap_or_default();
+                let chosen = r
+                    .page
+                    .chosen
+                    .filter(|&c| c != r.page.workers)
+                    .map(|c| format!(" (trained on {c})"))
+                    .unwrap_or_default();
                 format!("{m:.1} ms ({:.2} steps/s){chosen}", 1000.0 / m)
             }
             (None, Some(e)) => format!("— ({e})"),
@@ -263,8 +267,11 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
         o.push_str("| run | workers | answer | from step | training seconds |\n|---|---|---|---|---|\n");
         for v in &b.verdicts {
             let shards = if v.page.query.contains("shards=") { format!("{SHARDS} shards") } else { "1 shard".into() };
-            let what =
-                v.page.error.as_ref().map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
+            let what = v
+                .page
+                .error
+                .as_ref()
+                .map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
             o.push_str(&format!(
                 "| {}, {shards} | {} | {what} | {} | {} |\n",
                 v.page.name,
