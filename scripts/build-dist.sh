@@ -31,7 +31,7 @@ for f in www/*.js; do
   case "$f" in www/bench*.js) ;; *) cp "$f" "$OUT/www/" ;; esac
 done
 cp www/chapters/*.js "$OUT/www/chapters/"
-cp www/style.css "$OUT/www/"
+cp www/style.css www/measured.json "$OUT/www/"
 cp www/pkg/plateau.js www/pkg/plateau_bg.wasm "$OUT/www/pkg/"
 cp www/pkg-view/plateau.js www/pkg-view/plateau_bg.wasm "$OUT/www/pkg-view/"
 cp data/moby-dick.txt data/README.md "$OUT/data/"

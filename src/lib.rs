@@ -32,6 +32,7 @@ pub mod colormap;
 pub mod config;
 pub mod history;
 pub mod legend;
+pub mod measured;
 pub mod metrics;
 #[cfg(feature = "engine")]
 pub mod model;

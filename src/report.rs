@@ -59,6 +59,18 @@ pub fn replace_section(doc: &str, name: &str, body: &str) -> String {
     }
 }
 
+/// A compact HTML table for the page's generated findings (`<table class="findings">`): a header
+/// row and one row per entry, each cell's text as given (already escaped where needed). The
+/// page's "what the measured runs show" blocks are a short sentence and such a table.
+pub fn findings_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let head: String = headers.iter().map(|h| format!("<th scope=\"col\">{h}</th>")).collect();
+    let body: String = rows
+        .iter()
+        .map(|r| format!("<tr>{}</tr>", r.iter().map(|c| format!("<td>{c}</td>")).collect::<String>()))
+        .collect();
+    format!("<table class=\"findings\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+}
+
 /// A step for a table cell, `—` when there is none.
 pub fn step(s: Option<usize>) -> String {
     s.map_or("—".into(), |v| v.to_string())

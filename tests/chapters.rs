@@ -469,3 +469,38 @@ fn the_language_model_collapses_and_recovers() {
     let Run::Lm(t) = &run else { unreachable!() };
     assert_eq!(t.history.rows.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2, 4]);
 }
+
+/// The page's generated findings are compact (issue 49): a short sentence and tables, never a wall
+/// of figures: outside its tables, no generated block of `index.html` runs over 80 words.
+#[test]
+fn no_generated_block_on_the_page_is_over_80_words() {
+    let html = std::fs::read_to_string(format!("{}/index.html", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut blocks = 0;
+    for part in html.split("<!-- BEGIN ").skip(1) {
+        let name = part.split(' ').next().unwrap();
+        let body = part.split(&format!("<!-- END {name} -->")).next().unwrap();
+        let body = body.split_once("-->").map_or(body, |b| b.1);
+        // Tables out, then tags out.
+        let mut text = String::new();
+        let mut rest = body;
+        while let Some(a) = rest.find("<table") {
+            text.push_str(&rest[..a]);
+            rest = rest[a..].split_once("</table>").map_or("", |b| b.1);
+        }
+        text.push_str(rest);
+        let mut plain = String::new();
+        let mut in_tag = false;
+        for ch in text.chars() {
+            match ch {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => plain.push(c),
+                _ => {}
+            }
+        }
+        let words = plain.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count();
+        assert!(words <= 80, "the generated block {name} has {words} words outside its tables (at most 80): {plain}");
+        blocks += 1;
+    }
+    assert!(blocks >= 6, "index.html has its generated blocks ({blocks})");
+}

@@ -311,3 +311,62 @@ fn against_transcription_compares_both_sides_with_the_same_code() {
     assert_eq!(code, 2);
     assert!(err.contains("no train_first_acc column"), "{err}");
 }
+
+/// The page's measured-runs file (`www/measured.json`) is what `plateau measured` writes from
+/// `results/` now (so it never drifts from the runs), fits the page's 300 KB download, holds the
+/// CSVs' values within the golden tolerance, and has runs at each chapter's default (chapter 2's
+/// compare γ too) but none at a configuration nobody measured.
+#[test]
+fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
+    use plateau::config::{Preset, RunConfig, Task};
+    use plateau::measured::{build, find_runs, matching, to_json, MeasuredFile};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let committed = std::fs::read_to_string(root.join("www/measured.json")).expect("www/measured.json is committed");
+    // find_runs names sources relative to where it starts: run it from the repository's root.
+    let old = std::env::current_dir().unwrap();
+    std::env::set_current_dir(root).unwrap();
+    let found = find_runs(std::path::Path::new("results")).unwrap();
+    std::env::set_current_dir(old).unwrap();
+    let (file, _) = build(found, "plateau measured");
+    assert!(
+        to_json(&file) == committed,
+        "www/measured.json is stale: run `cargo run --release --bin plateau -- measured`"
+    );
+    // The download: gzip -9 of the file.
+    let gz = std::process::Command::new("gzip")
+        .args(["-9c", root.join("www/measured.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(gz.status.success());
+    assert!(gz.stdout.len() <= 300_000, "www/measured.json is {} bytes gzipped (at most 300 KB)", gz.stdout.len());
+    let file: MeasuredFile = serde_json::from_str(&committed).unwrap();
+    // Chapter 1's default (c = 1), seed 0: every value against its CSV.
+    let mws = RunConfig::defaults(Task::Mws, Preset::Interactive);
+    let g = matching(&file, &mws);
+    assert_eq!(g.len(), 1);
+    assert_eq!(g[0].runs.iter().map(|r| r.seed).collect::<Vec<_>>(), [0, 1, 2]);
+    let csv = std::fs::read_to_string(root.join("results/interactive-mws-c1-seed0.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let rows: Vec<Vec<f64>> =
+        csv.lines().skip(1).map(|l| l.split(',').map(|c| c.parse().unwrap_or(f64::NAN)).collect()).collect();
+    assert_eq!(g[0].runs[0].rows.len(), rows.len());
+    for (k, col) in g[0].columns.iter().enumerate() {
+        let i = head.iter().position(|h| h == col).unwrap();
+        for (m, r) in g[0].runs[0].rows.iter().zip(&rows) {
+            let (a, b) = (m[k].unwrap_or(f64::NAN), r[i]);
+            assert!((a - b).abs() <= common::TOLERANCE || (a.is_nan() && b.is_nan()), "{col}: {a} against {b}");
+        }
+    }
+    // Each chapter's default, and chapter 2's comparison run at γ 0.4, were measured.
+    for (task, min) in [(Task::Mws, 3), (Task::Anchors, 6), (Task::Syntax, 6), (Task::Lm, 5)] {
+        let d = RunConfig::defaults(task, Preset::Interactive);
+        let runs: usize = matching(&file, &d).iter().map(|g| g.runs.len()).sum();
+        assert!(runs >= min, "{}: {runs} measured runs at the default", task.name());
+    }
+    let mut large = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    large.gamma = 0.4;
+    assert!(!matching(&file, &large).is_empty(), "chapter 2's comparison run");
+    let mut c3 = mws.clone();
+    c3.c = 3.0;
+    assert!(matching(&file, &c3).is_empty(), "nobody measured c = 3");
+}

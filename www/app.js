@@ -8,11 +8,14 @@ import { buildControls, changeParam, controlled, setControls } from './controls.
 import { $, darkScheme, field, notice, showError } from './dom.js';
 import { download, wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
-import { applyPageFlags, chartIds } from './pageflags.js';
-import { setSeeds, startRun, startWorker, updateRate } from './protocol.js';
+import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
+import { setSeeds, showChapter, startRun, startWorker, updateRate } from './protocol.js';
 import { seedsCsvText } from './seeds.js';
 import { companionCsv, setCompare, showCompare } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
+import { loadMeasured } from './measured.js';
+import { drawTries, watchHistory } from './try.js';
+import { chapterView } from './charts.js';
 
 window.addEventListener('error', (e) => showError(`Something went wrong: ${e.message}`));
 
@@ -59,7 +62,7 @@ function wireControls() {
   wireExports();
   watchHolds();
   darkScheme.addEventListener('change', () => scheduleDraw(true));
-  window.addEventListener('resize', () => scheduleDraw(true)); // a new device pixel ratio, too
+  window.addEventListener('resize', () => { onlyRows(); scheduleDraw(true); }); // a new device pixel ratio, too
   redrawOnResize();
 }
 
@@ -78,6 +81,37 @@ if ('PerformanceObserver' in window && PerformanceObserver.supportedEntryTypes &
   }).observe({ type: 'longtask', buffered: true });
 }
 
+/**
+ * Moves each chapter's key controls (its page module's `keys`: chapter 1's c, chapter 2's two
+ * init scales, …) from the settings panel onto the stage, beside the hero figure, and shortens
+ * every control's help to one line that opens on a click (or Enter).
+ */
+function placeKeyControls() {
+  const stage = $('key-controls');
+  for (const n of state.chapters.map((c) => c.number)) {
+    for (const key of chapterView(n).keys || []) {
+      const el = document.getElementById(key);
+      const box = /** @type {HTMLElement | null} */ (el && (el.closest('.control') || el.closest('label')));
+      if (box) {
+        if (!box.closest('.control') && !box.dataset.chapter) box.dataset.chapter = String(n);
+        stage.append(box);
+      }
+    }
+  }
+  // The hero's notes, clamped to two lines on a phone, open on a tap.
+  for (const note of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.hero-note, .hero .verdict'))) {
+    note.addEventListener('click', () => note.classList.toggle('open'));
+  }
+  for (const help of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.control .help'))) {
+    help.classList.add('clamped');
+    help.tabIndex = 0;
+    help.title = 'Show the whole explanation';
+    const open = () => help.classList.toggle('clamped');
+    help.addEventListener('click', open);
+    help.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
+  }
+}
+
 // ---- boot ------------------------------------------------------------------------------
 
 async function boot() {
@@ -94,8 +128,9 @@ async function boot() {
   parsed.notices.forEach(notice);
   // The page's own keys (backend, hide, controls, autoplay, only, seeds, compare): read by the
   // engine's table of them (config::PAGE_KEYS), with the controls and charts this page has.
-  const controlIds = [...document.querySelectorAll('#controls .control input, #controls .control select')].map((el) => el.id);
-  const page = parsePage(window.location.search, controlIds, [...new Set(chartIds().map((c) => c.id))]);
+  placeKeyControls();
+  const ids = pageIds();
+  const page = parsePage(window.location.search, ids.controls, ids.charts);
   page.notices.forEach(notice);
   const { backend, ...flags } = page.flags;
   state.backendOverride = backend;
@@ -105,9 +140,16 @@ async function boot() {
   state.cfg = parsed.config;
   applyPageFlags();
   setControls(state.cfg);
+  showChapter(chapter()); // the URL's chapter on the first screen at once, before the worker is up
   wireControls();
+  watchHistory();
+  document.addEventListener('plateau:chapter', () => drawTries());
+  document.addEventListener('plateau:fit', () => { onlyRows(); requestAnimationFrame(() => { onlyRows(); scheduleDraw(true); }); });
   $('boot').textContent = 'Starting the training worker…';
   startWorker();
+  drawTries();
+  // The runs measured by the command-line tool: drawn as soon as they arrive (the page works without them).
+  loadMeasured().then(() => { drawTries(); scheduleDraw(true); });
   warmUp(chapter());
   setInterval(() => { if (state.running) { updateRate(); scheduleDraw(false); } }, 1000);
 }

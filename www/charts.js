@@ -103,11 +103,12 @@ export function drawCompare() {
  * @typedef {{number: number, markers: (events: any) => {x: number, label: string}[],
  *   charts: ChapterChart[], samples?: (snap: any) => void,
  *   note: (rows: any[], status: string) => void, warm: ((canvas: HTMLCanvasElement) => void)[],
- *   logSteps?: boolean}} ChapterView
+ *   logSteps?: boolean, keys: string[], tries: import('./try.js').Step[]}} ChapterView
  * A chapter's page module (`www/chapters/<alias>.js`, the alias of the engine's chapter list):
  * its event markers (from the engine's events), its charts (the canvases each job draws, the
- * job), its generations (a job of their own), its status note after each chunk, and the extra
- * chart kinds its warm-up compiles.
+ * job; its hero figure's first), its generations (a job of their own), its status note after
+ * each chunk, the extra chart kinds its warm-up compiles, the ids of its key controls (shown on
+ * the stage beside the hero) and its try-this steps.
  */
 
 /** The drawing jobs of a redraw: the status line, the comparison, the seed band, then the

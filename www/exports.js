@@ -109,7 +109,7 @@ export function wireExports() {
 const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A figure's title: its caption's bold lead, without the full stop. @param {HTMLCanvasElement} canvas */
-const chartTitle = (canvas) => canvas.closest('figure')?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || canvas.id;
+const chartTitle = (canvas) => canvas.closest('figure')?.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || canvas.getAttribute('aria-label') || canvas.id;
 
 /** The chart on `canvas` as an SVG document with the figure's title as its <title>, or null before it was drawn. @param {HTMLCanvasElement} canvas */
 function titledSvg(canvas) {

@@ -16,6 +16,8 @@ declare global {
     plateauWarmUp: { jobs: number; drawn: number; failed: string[] };
     /** Chapter 1: the drop step and the training seconds it took, once it shows. */
     plateauDrop: { step: number; seconds: number } | null;
+    /** When the hero first drew runs measured by the command-line tool (performance.now()). */
+    plateauMeasuredAt: number | undefined;
     /** Chapter 2: the held-out answer at the end of the run and when it settled. */
     plateauVerdict: { answer: string; step: number | null; seconds: number | null } | null;
     /** Chapter 2's compare view: the comparison run's γ, its held-out answer at its end and

@@ -45,6 +45,9 @@ export function syncHolds(force = false) {
   }
   const why = [...state.holds].map((h) => WHY[h]).find(Boolean) || '';
   $('hold').textContent = why ? ` — ${why}` : '';
+  // A figure held for another reason than the reader's pause says "waiting" at once, not
+  // "training" while its worker finishes the chunk in hand.
+  if (why && !state.mainDone && state.runCfg) $('run-state').textContent = 'waiting';
 }
 
 /** Adds a reason to wait. @param {Hold} h */
@@ -84,5 +87,18 @@ export function watchHolds() {
     if (!embedded || e.source !== window.parent || !e.data || typeof e.data !== 'object') return;
     if (e.data.plateau === 'yield') hold('other');
     else if (e.data.plateau === 'go') release('other');
+    // The host gave the figure a fixed height: an only= figure lays its charts out for it.
+    else if (e.data.plateau === 'fit') {
+      document.body.classList.add('fit-height');
+      document.dispatchEvent(new CustomEvent('plateau:fit')); // www/app.js lays the charts out
+    }
   });
+  // The host's frame follows this page's height (unless the author fixed it).
+  if (embedded && 'ResizeObserver' in window) {
+    let last = 0;
+    new ResizeObserver(() => {
+      const h = Math.ceil(document.body.getBoundingClientRect().height + 24);
+      if (Math.abs(h - last) > 4) { last = h; tellHost({ height: h }); }
+    }).observe(document.body);
+  }
 }

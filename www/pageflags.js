@@ -20,6 +20,15 @@ export function chartIds() {
   ];
 }
 
+/** The ids `parsePage` checks `controls=` and `only=` against: every control's input (in the
+ * settings panel and on the stage) and every chart id. */
+export function pageIds() {
+  return {
+    controls: [...document.querySelectorAll('.control input, .control select')].map((el) => el.id),
+    charts: [...new Set(chartIds().map((c) => c.id))],
+  };
+}
+
 /** The page-only keys to keep in the URL, as the engine writes them (config::PAGE_KEYS).
  * @returns {string[]} */
 export function pageQuery() {
@@ -43,13 +52,13 @@ export function syncUrl(query) {
 /** Applies `hide=`, `controls=` and `only=` from the URL. */
 export function applyPageFlags() {
   const hide = new Set(state.page.hide);
-  const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls', status: '#status-panel > :not(#error)', maps: '.maps' };
+  const sel = { prose: '.intro, .about, .lede', nav: 'nav.chapters', controls: '#controls, .stage-controls, .try', status: '#status-panel > :not(#error)', maps: '.maps' };
   for (const [flag, css] of Object.entries(sel)) {
     for (const el of document.querySelectorAll(css)) el.classList.toggle('flag-hidden', hide.has(flag));
   }
   if (state.page.controls) {
     const keep = new Set(state.page.controls);
-    for (const el of document.querySelectorAll('#controls .control')) {
+    for (const el of document.querySelectorAll('#controls .control, #key-controls .control')) {
       const input = el.querySelector('input, select');
       el.classList.toggle('flag-hidden', !(input && keep.has(input.id)));
     }
@@ -75,5 +84,25 @@ export function applyPageFlags() {
     for (const sec of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('main .charts, main .maps'))) {
       sec.classList.toggle('flag-hidden', !sec.querySelector('figure:not(.flag-hidden)'));
     }
+    onlyRows();
   }
+}
+
+/**
+ * Lays an `only=` figure of fixed height out (the host gave its frame a height: body.fit-height):
+ * its charts share the height the captions, the status line and Play leave, one row per chart
+ * below 980 px, two charts a row above (CSS `--fit-h`, each canvas's height).
+ */
+export function onlyRows() {
+  if (!document.body.classList.contains('fit-height')) return;
+  const canvases = /** @type {HTMLCanvasElement[]} */ ([...document.querySelectorAll('main figure:not(.flag-hidden):not([hidden]) canvas')]);
+  if (!canvases.length) return;
+  const cols = window.innerWidth >= 980 ? 2 : 1;
+  const rows = Math.ceil(canvases.length / cols);
+  const now = canvases[0].getBoundingClientRect().height;
+  const style = getComputedStyle(document.body);
+  const used = document.body.getBoundingClientRect().height + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+  const overhead = used - rows * now;
+  const h = Math.max(100, Math.floor((window.innerHeight - overhead - 6) / rows));
+  document.body.style.setProperty('--fit-h', `${h}px`);
 }

@@ -6,6 +6,9 @@
 //   <plateau-figure chapter="init" gamma="0.8"></plateau-figure>
 //   <plateau-figure chapter="plateau" only="loss,map-att" height="520"></plateau-figure>
 //
+// A figure without `height` grows and shrinks with what it shows; with `height` (pixels), it lays
+// its charts out to fit that height (an `only=` figure's charts share it).
+//
 // `chapter` is plateau | init | syntax | text (or any experiment name); every other attribute except
 // `height`, `title` and `concurrent` is passed on as a URL parameter of the page (schema keys such
 // as `c`, `gamma`, `seed`, `preset`, and the page keys `controls`, `hide`, `autoplay`, `backend`,
@@ -22,7 +25,7 @@
 const PAGE = new URL('../index.html', import.meta.url);
 const CHAPTERS = { plateau: 'mws', init: 'anchors', syntax: 'syntax', text: 'lm' };
 
-/** @type {{el: PlateauFigure, frame: HTMLIFrameElement, wants: boolean, told: string}[]} */
+/** @type {{el: PlateauFigure, frame: HTMLIFrameElement, wants: boolean, told: string, fixed: boolean, fitted: boolean}[]} */
 const figures = [];
 /** @type {(typeof figures)[number] | null} */
 let active = null;
@@ -45,7 +48,15 @@ window.addEventListener('message', (e) => {
   const f = figures.find((x) => x.frame.contentWindow === e.source);
   const msg = e.data && typeof e.data === 'object' ? e.data.plateau : null;
   if (!f || !msg || typeof msg !== 'object') return;
-  if ('wants' in msg) {
+  // The first word from a figure of fixed height (its page listens by now): lay out for it.
+  if (f.fixed && !f.fitted) {
+    f.fitted = true;
+    f.frame.contentWindow?.postMessage({ plateau: 'fit' }, '*');
+  }
+  if ('height' in msg) {
+    const h = Number(msg.height);
+    if (!f.fixed && Number.isFinite(h)) f.frame.height = String(Math.max(200, Math.min(20000, Math.round(h))));
+  } else if ('wants' in msg) {
     f.wants = !!msg.wants;
     decide(f.wants ? f : null);
   } else if (msg.claim) {
@@ -68,11 +79,14 @@ class PlateauFigure extends HTMLElement {
     frame.src = `${PAGE.href}?${params}`;
     frame.title = this.getAttribute('title') || 'Plateau: a small transformer training live';
     frame.width = '100%';
+    // With a height, the figure lays its charts out for it; without one, the frame follows the
+    // height of what the page shows (it posts its height whenever that changes).
     const h = Number(this.getAttribute('height'));
-    frame.height = String(Number.isFinite(h) && h >= 200 && h <= 5000 ? Math.round(h) : 900);
+    const fixed = this.hasAttribute('height') && Number.isFinite(h) && h >= 200 && h <= 5000;
+    frame.height = String(fixed ? Math.round(h) : 600);
     frame.setAttribute('frameborder', '0');
     this.replaceChildren(frame);
-    figures.push({ el: this, frame, wants: false, told: '' });
+    figures.push({ el: this, frame, wants: false, told: '', fixed, fitted: false });
   }
 
   disconnectedCallback() {

@@ -33,6 +33,8 @@ export function showChapter(n) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapters]'))) el.hidden = !el.dataset.chapters.split(' ').includes(String(n));
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
   $(`maps-${n}`).prepend($('scrub-box'));
+  // The stage's try-this steps follow (www/try.js listens: it imports this module, not the reverse).
+  document.dispatchEvent(new CustomEvent('plateau:chapter', { detail: n }));
 }
 
 /** Records the run on screen in the runs table (before a reset replaces it). */
@@ -234,7 +236,8 @@ export function showRunning() {
   $('play').textContent = running ? 'Pause' : 'Play';
   $('play').setAttribute('aria-pressed', running ? 'false' : 'true');
   if (!state.mainDone) {
-    $('run-state').textContent = running ? 'training' : 'paused';
+    const waiting = [...state.holds].some((h) => h !== 'user');
+    $('run-state').textContent = waiting ? 'waiting' : running ? 'training' : 'paused';
   }
 }
 

@@ -7,6 +7,7 @@ use crate::view::View;
 
 pub mod anchors;
 pub mod lm;
+pub mod outcome;
 pub mod plateau;
 pub mod syntax;
 

@@ -116,7 +116,7 @@ pub const PARAMS: &[ParamSpec] = &[
         chapters: &[],
         control: Some(Control {
             label: "Task",
-            help: "Prefix sum: y_i = x_1 + … + x_i mod 17.",
+            help: "What the model must write: the moving-window sum y_i = (x_{i−1} + x_i) mod 17 (the paper’s), or the prefix sum y_i = (x_1 + … + x_i) mod 17.",
             chapters: &[1],
             widget: Widget::Select { options: &[("mws", "moving-window sum"), ("prefix-sum", "prefix sum")] },
         }),

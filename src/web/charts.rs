@@ -34,6 +34,10 @@ pub struct Series {
     /// Draw dashed (baselines).
     #[serde(default)]
     pub dashed: bool,
+    /// Draw thin and pale, under the other lines (the runs measured by the command-line tool,
+    /// behind the live run).
+    #[serde(default)]
+    pub faint: bool,
 }
 
 /// A shaded range of one curve over several seeds: its minimum and maximum at each step
@@ -46,6 +50,21 @@ pub struct BandSpec {
     pub lo: Vec<(f64, f64)>,
     /// `(x, maximum)` in step order.
     pub hi: Vec<(f64, f64)>,
+}
+
+/// A shaded stretch of the x axis over the whole plot height (a plateau while it lasts), with a
+/// short label at its top left inside the plot.
+#[derive(Deserialize)]
+pub struct Span {
+    /// First x of the stretch.
+    pub from: f64,
+    /// Last x of the stretch.
+    pub to: f64,
+    /// `#rrggbb`.
+    pub color: String,
+    /// Short label drawn inside the stretch, at its top (empty: none).
+    #[serde(default)]
+    pub label: String,
 }
 
 /// A vertical marker line.
@@ -84,6 +103,12 @@ pub struct LineSpec {
     /// Vertical markers (e.g. the drop step, the scrubber position).
     #[serde(default)]
     pub markers: Vec<Marker>,
+    /// Shaded stretches of the x axis, drawn first (under the bands and lines).
+    #[serde(default)]
+    pub spans: Vec<Span>,
+    /// x axis label (default: `step`, or `step (log)` on a log axis).
+    #[serde(default)]
+    pub x_label: String,
     /// Text and stroke scale (device pixel ratio).
     #[serde(default = "one")]
     pub scale: f64,
@@ -112,6 +137,9 @@ pub struct HeatSpec {
     pub vmin: f64,
     /// Colour range.
     pub vmax: f64,
+    /// Grey out the diagonal (a similarity map's self-similarity of 1, which would set the scale).
+    #[serde(default)]
+    pub mask_diagonal: bool,
     /// Grey out the strict upper triangle (causal maps).
     #[serde(default)]
     pub mask_upper: bool,
@@ -225,6 +253,11 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         };
         let offset = if matches!(hpos, HPos::Right) { 0.0 } else { left - px };
         let line = (0..).find(|&k| taken.iter().all(|&(l, a, b)| l != k || left > b || left + width < a)).unwrap_or(0);
+        // Labels never stack more than two deep: a third one is left out (its line stays), and
+        // the chapter merges events of one step into one label.
+        if line >= MAX_LABEL_LINES {
+            continue;
+        }
         taken.push((line, left, left + width));
         labels.push((m, text, line, offset, hpos));
     }
@@ -237,6 +270,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     let entries: Vec<(&str, RGBColor, f64, f64)> = spec
         .series
         .iter()
+        .filter(|ser| !ser.label.is_empty())
         .map(|ser| {
             let (w, h) = root.estimate_text_size(&ser.label, &legend_font).unwrap_or((0, 0));
             (ser.label.as_str(), hex(&ser.color), w as f64, h as f64)
@@ -290,6 +324,15 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .y_label_area_size(y_area as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
         .map_err(err)?;
+    // Tick labels with as many decimals as the axis's span needs (a span of 0.1 gets two).
+    let span = (y1 - y0).abs();
+    let lin_digits = if span >= 0.5 {
+        1
+    } else if span >= 0.05 {
+        2
+    } else {
+        3
+    };
     let y_fmt = |v: &f64| {
         let y = if spec.y_log { v.exp() } else { *v };
         if y.abs() >= 10.0 {
@@ -297,7 +340,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         } else if spec.y_log {
             format!("{y:.2}")
         } else {
-            format!("{y:.1}")
+            format!("{y:.lin_digits$}")
         }
     };
     chart
@@ -307,7 +350,13 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .axis_style(fg.mix(0.6))
         .label_style(font(11.0))
         .axis_desc_style(font(11.0))
-        .x_desc(if spec.x_log { "step (log)" } else { "step" })
+        .x_desc(if !spec.x_label.is_empty() {
+            spec.x_label.as_str()
+        } else if spec.x_log {
+            "step (log)"
+        } else {
+            "step"
+        })
         .y_desc(spec.y_label.as_str())
         .x_labels(if spec.x_log { 0 } else { 6 })
         .y_labels(5)
@@ -329,6 +378,25 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
             ))
             .map_err(err)?;
             decade = if decade == 0.0 { 1.0 } else { decade * 10.0 };
+        }
+    }
+    for sp in &spec.spans {
+        let (a, b) = (tx(sp.from.min(sp.to)), tx(sp.from.max(sp.to)));
+        if !(a.is_finite() && b.is_finite()) {
+            continue;
+        }
+        let color = hex(&sp.color);
+        chart
+            .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], color.mix(0.13).filled())))
+            .map_err(err)?;
+        if !sp.label.is_empty() {
+            let (px, py) = chart.backend_coord(&(a, y1));
+            root.draw(&Text::new(
+                sp.label.clone(),
+                (px + (4.0 * s) as i32, py + (4.0 * s) as i32),
+                font(11.0).pos(Pos::new(HPos::Left, VPos::Top)),
+            ))
+            .map_err(err)?;
         }
     }
     for m in &spec.markers {
@@ -357,9 +425,22 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
             chart.draw_series(std::iter::once(Polygon::new(outline, hex(&b.color).mix(0.2).filled()))).map_err(err)?;
         }
     }
-    for ser in &spec.series {
+    // Faint lines first, so the live run's lines are drawn over them.
+    let order = spec.series.iter().filter(|ser| ser.faint).chain(spec.series.iter().filter(|ser| !ser.faint));
+    for ser in order {
         let color = hex(&ser.color);
-        let style = color.stroke_width((if ser.dashed { 1.0 } else { 2.0 } * s).round().max(1.0) as u32);
+        let width = if ser.faint {
+            1.0
+        } else if ser.dashed {
+            1.0
+        } else {
+            2.0
+        };
+        let style = if ser.faint {
+            color.mix(0.4).stroke_width((width * s).round().max(1.0) as u32)
+        } else {
+            color.stroke_width((width * s).round().max(1.0) as u32)
+        };
         let pts: Vec<(f64, f64)> =
             ser.points.iter().map(|&(x, y)| (tx(x), ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
         if ser.dashed {
@@ -375,6 +456,9 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     root.present().map_err(err)?;
     Ok(())
 }
+
+/// At most this many lines of marker labels above a line chart.
+const MAX_LABEL_LINES: usize = 2;
 
 /// The legend box's swatch column, padding and distance from the plot's corner, in pixels.
 const LEGEND_SWATCH: f64 = 30.0;
@@ -549,7 +633,7 @@ fn heatmap_on<DB: DrawingBackend>(
     let vabs = spec.vmax.abs().max(spec.vmin.abs()).max(1e-12);
     let color = |i: usize, j: usize| {
         let v = spec.values[i * c + j];
-        if spec.mask_upper && j > i {
+        if (spec.mask_upper && j > i) || (spec.mask_diagonal && i == j) {
             masked
         } else {
             let (cr, cg, cb) = if spec.signed { diverging(v / vabs) } else { viridis((v - spec.vmin) / span) };

@@ -331,6 +331,84 @@ pub fn chart_svg(kind: String, spec: JsValue, width: u32, height: u32) -> Result
     .map_err(js_err)
 }
 
+/// The plateau a curve is on, ended or still lasting, by the rule every plateau marker uses
+/// ([`crate::chapters::syntax::metrics::plateau_span`] with `PLATEAU_RULE`): `{start, end, event}`
+/// (`event` null while it lasts), or null. `steps` and `values` are one column of the run's rows;
+/// `rising` reads a rising curve (a UAS) the same way. What a hero chart shades as "plateau".
+#[wasm_bindgen(js_name = plateauSpan)]
+pub fn plateau_span(steps: Vec<f64>, values: Vec<f64>, rising: bool) -> JsValue {
+    use crate::chapters::syntax::metrics::{plateau_span, PLATEAU_RULE};
+    let steps: Vec<usize> = steps.iter().map(|&s| s.max(0.0) as usize).collect();
+    plateau_span(&steps, &values, rising, PLATEAU_RULE).map_or(JsValue::NULL, |p| to_js(&p))
+}
+
+/// One line on what the runs of a measured group show (a group of `www/measured.json`:
+/// `{experiment, columns, runs: [{seed, rows}]}`), by each chapter's own rule
+/// ([`crate::chapters::outcome::measured_outcome`]); null when the group lacks what it needs.
+#[wasm_bindgen(js_name = measuredOutcome)]
+pub fn measured_outcome(group: JsValue) -> Result<JsValue, JsValue> {
+    #[derive(serde::Deserialize)]
+    struct Group {
+        experiment: String,
+        columns: Vec<String>,
+        runs: Vec<crate::chapters::outcome::MeasuredRun>,
+    }
+    let g: Group = serde_wasm_bindgen::from_value(group).map_err(|e| js_err(format!("measured group: {e}")))?;
+    Ok(crate::chapters::outcome::measured_outcome(&g.experiment, &g.columns, &g.runs)
+        .map_or(JsValue::NULL, |s| to_js(&s)))
+}
+
+thread_local! {
+    /// The measured-runs file (`www/measured.json`), once the page has handed it over.
+    static MEASURED: std::cell::RefCell<Option<crate::measured::MeasuredFile>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Reads the measured-runs file (the text of `www/measured.json`, [`crate::measured`]) and keeps it
+/// for [`measured_for`] and [`measured_agreement`]; returns how many configurations it holds, or
+/// throws with the reason.
+#[wasm_bindgen(js_name = measuredLoad)]
+pub fn measured_load(text: String) -> Result<usize, JsValue> {
+    let file: crate::measured::MeasuredFile =
+        serde_json::from_str(&text).map_err(|e| js_err(format!("the measured-runs file does not read: {e}")))?;
+    if file.version != crate::measured::VERSION {
+        return Err(js_err(format!(
+            "the measured-runs file is of version {}, this page reads version {}",
+            file.version,
+            crate::measured::VERSION
+        )));
+    }
+    let n = file.groups.len();
+    MEASURED.with(|m| *m.borrow_mut() = Some(file));
+    Ok(n)
+}
+
+/// The measured groups of `config` (every seed; [`crate::measured::matching`]): an array of
+/// `{experiment, preset, source, query, columns, runs: [{seed, wall_s, rows}]}`, empty before
+/// [`measured_load`].
+#[wasm_bindgen(js_name = measuredFor)]
+pub fn measured_for(config: JsValue) -> Result<JsValue, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(MEASURED.with(|m| {
+        let m = m.borrow();
+        let groups: Vec<&crate::measured::Group> = m.as_ref().map_or(vec![], |f| crate::measured::matching(f, &cfg));
+        to_js(&groups)
+    }))
+}
+
+/// The live `rows` (the page's row objects) against the measured run of `seed` in the group of
+/// key `query` ([`crate::measured::agreement`]): `{seed, compared, max_abs_diff, agree}`, or null
+/// when that group has no run of this seed.
+#[wasm_bindgen(js_name = measuredAgreement)]
+pub fn measured_agreement(query: String, seed: u32, rows: JsValue) -> Result<JsValue, JsValue> {
+    let rows: Vec<std::collections::BTreeMap<String, serde_json::Value>> =
+        serde_wasm_bindgen::from_value(rows).map_err(|e| js_err(format!("rows: {e}")))?;
+    Ok(MEASURED.with(|m| {
+        let m = m.borrow();
+        let group = m.as_ref().and_then(|f| f.groups.iter().find(|g| g.query == query));
+        group.and_then(|g| crate::measured::agreement(g, u64::from(seed), &rows)).map_or(JsValue::NULL, |a| to_js(&a))
+    }))
+}
+
 /// Draws a line chart (see [`charts::LineSpec`]); throws on a malformed spec.
 #[wasm_bindgen(js_name = drawLines)]
 pub fn draw_lines(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {

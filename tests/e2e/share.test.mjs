@@ -112,7 +112,8 @@ test('embed.html: each figure trains while in view, one at a time, and says why 
     const s0 = await step(frames[0]);
     await page.waitForTimeout(1500);
     assert.equal(await step(frames[0]), s0, 'the figure scrolled away stopped training, and its counter agrees');
-    assert.equal(await frames[0].$eval('#run-state', (el) => el.textContent), 'paused');
+    // Held by the host, not by the reader: it says it waits, not that it trains or was paused.
+    assert.equal(await frames[0].$eval('#run-state', (el) => el.textContent), 'waiting');
     t.diagnostic(`after scrolling: fig-plateau step ${s0} (${await why(frames[0])}), fig-init step ${await step(frames[1])}`);
     for (const f of frames) assert.equal(await f.$eval('#error', (el) => el.hidden), true);
     assert.equal(await frames[0].$eval('#lr', (el) => el.offsetParent === null), true, 'figure 1 shows only c and seed');
@@ -147,7 +148,7 @@ test('two figures in view: one trains at a time, Play hands over; `concurrent` l
       await off.click('#play');
       await off.waitForFunction(() => document.querySelector('#run-state').textContent === 'training', null, { timeout: WAIT_MS, polling: 200 });
       await on.waitForFunction(() => /another figure/.test(document.querySelector('#hold').textContent)
-        && document.querySelector('#run-state').textContent === 'paused', null, { timeout: WAIT_MS, polling: 200 });
+        && document.querySelector('#run-state').textContent === 'waiting', null, { timeout: WAIT_MS, polling: 200 });
       await page.waitForTimeout(600); // the counter shows the last chunk of the worker's run
       const a = await step(on);
       const b = await step(off);
@@ -407,7 +408,8 @@ test('a seed band trains the next seeds, replays live changes, draws median and 
     assert.equal(svgs.length, figs.figures.length, 'one SVG per figure');
     const canvases = await page.$$eval('main figure canvas', (cs) => cs.filter((c) => !c.closest('[hidden]')).map((c) => c.id));
     assert.deepEqual(figs.figures.map((f) => f.id), canvases, 'one figure per chart of the chapter on screen, in page order');
-    assert.equal(figs.figures[0].title, 'Loss');
+    assert.equal(figs.figures[0].id, 'hero-loss', 'the hero figure first');
+    assert.equal(figs.figures.find((f) => f.id === 'chart-loss')?.title, 'Loss');
     assert.ok(figs.figures.every((f) => f.caption.length > 20), 'every figure has its caption');
     assert.ok(figs.svgsParse, 'every SVG parses');
     assert.match(figs.intro, /at step 20 of 20\. Configuration: <code>\?v=3&amp;/);

@@ -6,6 +6,7 @@ import { canvasById, C, darkScheme } from '../dom.js';
 import { compareActive, companionSeries } from '../compare.js';
 import { col, currentSnap, draw, fit, fixed, forget, last, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state } from '../state.js';
+import { groupsOf, heroChart, measuredLastRows, measuredSeries, noteMeasured, secondsAt, shownConfig, yRange } from '../hero.js';
 
 /** The run's event markers: the step since which the held-out pair is answered the way it is now.
  * @param {any} e the engine's events */
@@ -40,6 +41,77 @@ function compared(curves) {
     points: typeof key === 'function' ? Object.assign(state.rows.map((r) => [r.step, key(r)]), { get: key }) : col(key),
   }));
   return [...mine, ...companionSeries(C.orange, curves)];
+}
+
+/** The key-distance bins of the rows' `key_cos_by_distance` and of the CSV's `key_cos_d*`
+ * columns, each at a representative distance on the hero's log axis (1, 2, 3–5, 6–19, ≥ 20). */
+const BINS = [[1, 'key_cos_d1'], [2, 'key_cos_d2'], [4, 'key_cos_d3_5'], [11, 'key_cos_d6_19'], [40, 'key_cos_d20plus']];
+
+/** The companion's config (chapter 2's compare view), or null. */
+const companionCfg = () => (state.page.compare !== null && shownConfig() ? { ...shownConfig(), gamma: state.page.compare } : null);
+
+/** A verdict marker: `γ 0.7 inferential from 275 · 41.0 s`. @param {any} v @param {number} gamma @param {Map<number, number> | null} seconds */
+function verdictMarker(v, gamma, seconds) {
+  if (!v || v.answer === 'neither' || v.step === undefined || v.step === null) return [];
+  const s = seconds ? seconds.get(v.step) : undefined;
+  return [{ x: v.step, label: `γ ${gamma} ${v.answer} from ${v.step}${seconds ? (s === undefined ? '' : ` · ${s.toFixed(1)} s`) : secondsAt(v.step)}` }];
+}
+
+/** Chapter 2's hero: both runs' answers on the held-out pair over training (left), and the mean
+ * cosine of key embeddings by key distance at the latest evaluation (right): an ordered line of
+ * keys (near keys alike, far keys not) falls from left to right; none stays flat. The runs
+ * measured at each configuration are drawn faint. @returns {import('../charts.js').ChapterChart[]} */
+function heroJobs() {
+  return [
+    { canvases: ['hero-answers'], draw: () => {
+      const cfg = shownConfig();
+      const other = companionCfg();
+      const g = groupsOf(cfg)[0];
+      const go = other ? groupsOf(other)[0] : undefined;
+      const c = state.companion;
+      const gamma = cfg ? cfg.gamma : '';
+      // Legend: one entry per run (inferential solid, symmetric dashed, as the axis says) and one
+      // for the measured runs; the other lines carry no label.
+      const series = [
+        ...(g ? [...measuredSeries(g, 'acc_inferential', C.blue, 'measured runs (faint)'), ...measuredSeries(g, 'acc_symmetric', C.blue, '', true)] : []),
+        ...(go ? [...measuredSeries(go, 'acc_inferential', C.orange, g ? '' : 'measured runs (faint)'), ...measuredSeries(go, 'acc_symmetric', C.orange, '', true)] : []),
+        { label: `γ ${gamma}`, color: C.blue, points: col('acc_inferential') },
+        { label: '', color: C.blue, points: col('acc_symmetric'), dashed: true },
+        ...(other && c.rows.length ? [
+          { label: `γ ${other.gamma}`, color: C.orange, points: c.rows.map((r) => [r.step, r.acc_inferential]) },
+          { label: '', color: C.orange, points: c.rows.map((r) => [r.step, r.acc_symmetric]), dashed: true },
+        ] : []),
+      ];
+      const markers = [...verdictMarker(state.events, gamma, null), ...(other ? verdictMarker(c.events, other.gamma, c.seconds) : [])];
+      heroChart('hero-answers', series, { y_min: 0, y_max: 1.05, y_label: 'inferential — / symmetric - -', legend: 'ul' }, markers);
+      const r = last();
+      say('sum-hero-answers', r ? `Step ${r.step}: γ ${gamma} answers the held-out pair inferentially in ${fixed(r.acc_inferential, 2)}, symmetrically in ${fixed(r.acc_symmetric, 2)}.` : '');
+      noteMeasured(2, [[`γ ${gamma}: `, g, state.rows], ...(other ? /** @type {[string, any, any[]][]} */ ([[`γ ${other.gamma}: `, go, c.rows]]) : [])]);
+    } },
+    { canvases: ['hero-keys'], draw: () => {
+      const cfg = shownConfig();
+      const other = companionCfg();
+      const g = groupsOf(cfg)[0];
+      const go = other ? groupsOf(other)[0] : undefined;
+      const profile = (/** @type {any} */ r) => BINS.map(([x], k) => [x, r && r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
+      const measured = (/** @type {any} */ grp, color, label) => (grp ? measuredLastRows(grp).map((row, i) => ({
+        label: i === 0 ? label : '', color, faint: true, points: BINS.map(([x, key]) => [x, row[key]]),
+      })) : []);
+      const mine = last();
+      const theirs = state.companion.rows[state.companion.rows.length - 1];
+      const series = [
+        ...measured(g, C.blue, 'measured, at their end (faint)'),
+        ...measured(go, C.orange, g ? '' : 'measured, at their end (faint)'),
+        ...(mine ? [{ label: `γ ${cfg.gamma}, step ${mine.step}`, color: C.blue, points: profile(mine) }] : []),
+        ...(other && theirs ? [{ label: `γ ${other.gamma}, step ${theirs.step}`, color: C.orange, points: profile(theirs) }] : []),
+      ];
+      const [lo, hi] = yRange(series, 0, 0.05);
+      heroChart('hero-keys', series, { x_max: 60, x_log: true, x_label: 'key distance |i − j| (log)', y_min: lo, y_max: hi, y_label: 'key embeddings: mean cosine', legend: 'ur' }, []);
+      say('sum-hero-keys', mine && mine.key_cos_by_distance
+        ? `Step ${mine.step}, γ ${cfg.gamma}: keys 1 apart have mean cosine ${fixed(mine.key_cos_by_distance[0], 2)}, keys 20 or more apart ${fixed(mine.key_cos_by_distance[4], 2)}.`
+        : '');
+    } },
+  ];
 }
 
 /** Chapter 2's line charts. @returns {import('../charts.js').ChapterChart[]} */
@@ -118,18 +190,22 @@ function drawAnchorPca() {
   say('sum-pca', `Step ${snap.step}: the first two components hold ${(100 * snap.explained[0]).toFixed(0)} % and ${(100 * snap.explained[1]).toFixed(0)} % of the key embeddings' variance.`);
 }
 
-/** Chapter 2's cosine map of the token embeddings. */
+/** Chapter 2's cosine map of the token embeddings: the diagonal (each token with itself, 1)
+ * masked and the colours scaled to the largest off-diagonal |cosine|, so the band of neighbouring
+ * keys shows (the engine's values; only their range is read here). */
 function drawAnchorCos() {
   const snap = currentSnap();
   if (!snap) return;
   const canvas = canvasById('map-embcos');
   const n = snap.tokens.length;
+  let vabs = 1e-6;
+  for (let i = 0; i < n; i += 1) for (let j = 0; j < n; j += 1) if (i !== j && Number.isFinite(snap.cosine[i * n + j])) vabs = Math.max(vabs, Math.abs(snap.cosine[i * n + j]));
   draw('heatmap', canvas, {
-    values: snap.cosine, rows: n, cols: n, signed: true, vmin: -1, vmax: 1, separators: [8],
+    values: snap.cosine, rows: n, cols: n, signed: true, vmin: -vabs, vmax: vabs, separators: [8], mask_diagonal: true,
     tick_labels: snap.tokens.map(String), x_label: 'token', y_label: 'token', scale: fit(canvas), dark: darkScheme.matches,
   });
   const r = state.rows.find((x) => x.step === snap.step) || last();
-  say('sum-embcos', r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order).` : '');
+  say('sum-embcos', r ? `Step ${snap.step}: key distance–cosine correlation ${fixed(r.key_order_corr, 2)} (0 = no order); colours span ±${vabs.toFixed(2)}, the largest off-diagonal |cosine|.` : '');
 }
 
 /** Chapter 2's attention map (empty for the Emb-MLP, which has none). */
@@ -157,8 +233,14 @@ function drawAnchorAtt() {
 /** @type {import('../charts.js').ChapterView} */
 export const view = {
   number: 2,
+  keys: ['gamma', 'compare-gamma'],
+  tries: [
+    { set: { experiment: 'anchors' }, compare: '0.4', look: 'Small init (γ 0.7) against large init (γ 0.4): which answer, and which keys line up?' },
+    { set: { experiment: 'anchors', gamma: '1', memory: '0.3125' }, compare: '0.4', look: 'Add memory samples: which is learned first, the rule or the lookup table?' },
+  ],
   markers,
   charts: [
+    ...heroJobs(),
     ...anchorJobs(),
     { canvases: ['map-pca'], draw: drawAnchorPca },
     { canvases: ['map-embcos'], draw: drawAnchorCos },

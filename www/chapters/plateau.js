@@ -5,6 +5,7 @@ import { seriesSummary } from '../pkg-view/plateau.js';
 import { $, canvasById, keepChildren, C, darkScheme, setAttr } from '../dom.js';
 import { col, cosineMap, currentSnap, draw, fillTokenRow, fit, lineChart, range, say, scrubSnap } from '../draw.js';
 import { state, trainingSeconds } from '../state.js';
+import { groupsOf, heroChart, measuredSeries, noteMeasured, shownConfig, yRange } from '../hero.js';
 
 /** The run's event markers: the drop. @param {any} e the engine's events */
 function markers(e) {
@@ -22,6 +23,49 @@ function note() {
   $('drop-step').textContent = String(step);
   $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
   $('drop-at').hidden = false;
+}
+
+/** The hero's marker: the drop at its step, with the training seconds it took. */
+function heroMarkers() {
+  const d = state.events?.drop;
+  if (d === undefined || d === null) return [];
+  return [{ x: d, label: `drop at step ${d}${state.dropAt ? ` · ${state.dropAt.seconds.toFixed(1)} s` : ''}` }];
+}
+
+/** The plateau as chapter 1 names it: the stretch before the drop (the engine's event `drop`:
+ * test accuracy ≥ 0.5 at last), shaded from the first evaluation to the drop, or to the latest
+ * evaluation while it lasts. */
+function beforeDrop() {
+  if (state.rows.length < 2) return [];
+  const d = state.events?.drop;
+  const ended = d !== undefined && d !== null;
+  return [{ from: state.rows[0].step, to: ended ? d : state.rows[state.rows.length - 1].step, color: C.grey, label: ended ? 'plateau' : 'plateau (so far)' }];
+}
+
+/** Chapter 1's hero: the output loss (its plateau shaded) above the test accuracy, the runs
+ * measured at this configuration faint behind both. @returns {import('../charts.js').ChapterChart[]} */
+function heroJobs() {
+  return [
+    { canvases: ['hero-loss'], draw: () => {
+      const g = groupsOf(shownConfig())[0];
+      const live = col('output_loss');
+      const series = [...(g ? measuredSeries(g, 'output_loss', C.grey, 'measured runs') : []), { label: 'output loss (this run)', color: C.orange, points: live }];
+      const [, hi] = yRange(series, 0, 0);
+      heroChart('hero-loss', series, { y_min: 0, y_max: hi, y_label: 'output loss' }, heroMarkers(), beforeDrop());
+      say('sum-hero-loss', seriesSummary('output loss', live, 3));
+      noteMeasured(1, [['', g, state.rows]]);
+    } },
+    { canvases: ['hero-acc'], draw: () => {
+      const g = groupsOf(shownConfig())[0];
+      const series = [
+        ...(g ? measuredSeries(g, 'test_acc', C.grey, 'measured runs') : []),
+        { label: 'test accuracy', color: C.blue, points: col('test_acc') },
+        { label: 'first output (a copy)', color: C.green, points: col('first_token_acc'), dashed: true },
+      ];
+      heroChart('hero-acc', series, { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' }, heroMarkers());
+      say('sum-hero-acc', `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-output accuracy', col('first_token_acc'), 2)}`);
+    } },
+  ];
 }
 
 /** Chapter 1's line charts, one job each. @returns {import('../charts.js').ChapterChart[]} */
@@ -116,8 +160,15 @@ function drawSamples(snap) {
 /** @type {import('../charts.js').ChapterView} */
 export const view = {
   number: 1,
+  keys: ['c'],
+  tries: [
+    { set: { experiment: 'mws', c: '10' }, look: 'Strong attention mask (c = 10): the plateau nearly vanishes.' },
+    { set: { experiment: 'mws', c: '0.5' }, look: 'Weak mask (c = 0.5): the plateau stretches out.' },
+    { set: { experiment: 'mws' }, look: 'Back to no mask (c = 1): the plateau, then the drop.' },
+  ],
   markers,
   charts: [
+    ...heroJobs(),
     ...plateauJobs(),
     { canvases: ['map-att'], draw: drawSnapshot },
     { canvases: ['map-cos'], draw: drawSnapshotCos },

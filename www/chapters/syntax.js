@@ -5,6 +5,7 @@ import { drawArcs, seriesSummary, syntaxWords } from '../pkg-view/plateau.js';
 import { $, canvasById, C, darkScheme } from '../dom.js';
 import { col, currentSnap, draw, fit, fixed, last, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state, trainingSeconds } from '../state.js';
+import { groupsOf, heroChart, measuredSeries, noteMeasured, plateauSpans, secondsAt, shownConfig, yRange } from '../hero.js';
 
 /** The run's event markers: the verb loss's drop and the onsets the engine found; events at the
  * same step share one marker and one label ("verb-loss drop, subject→verb onset 425"), so the
@@ -43,6 +44,38 @@ function note(rows) {
  * language's "selection part". @returns {{target: string, part: string, accuracy: string, pair: string, onset: string}} */
 function words() {
   return syntaxWords(String((state.runCfg && state.runCfg.grammar) || (state.cfg && state.cfg.grammar) || ''));
+}
+
+/** Chapter 3's hero: the loss on far-subject verbs on a linear axis (its plateau shaded, its drop
+ * marked with the seconds it took) above the subject → verb head's UAS with its best fixed-offset
+ * guess, on the same steps; the runs measured at this configuration faint behind them.
+ * @returns {import('../charts.js').ChapterChart[]} */
+function heroJobs() {
+  return [
+    { canvases: ['hero-verb'], draw: () => {
+      const w = words();
+      const g = groupsOf(shownConfig())[0];
+      const o = state.events ?? {};
+      const series = [...(g ? measuredSeries(g, 'verb_loss', C.purple, 'measured runs') : []), { label: `${w.target}: loss (this run)`, color: C.purple, points: col('verb_loss') }];
+      const [, hi] = yRange(series, 0, 0);
+      const markers = o.drop === undefined || o.drop === null ? [] : [{ x: o.drop, label: `loss leaves its plateau at ${o.drop}${secondsAt(o.drop)}` }];
+      heroChart('hero-verb', series, { y_min: 0, y_max: hi, y_label: 'loss on far-subject verbs' }, markers, plateauSpans(state.rows, 'verb_loss', false, C.grey));
+      say('sum-hero-verb', seriesSummary(`${w.target} loss`, col('verb_loss'), 3));
+      noteMeasured(3, [['', g, state.rows]]);
+    } },
+    { canvases: ['hero-uas'], draw: () => {
+      const g = groupsOf(shownConfig())[0];
+      const o = state.events ?? {};
+      const series = [
+        ...(g ? measuredSeries(g, 'uas_subject', C.purple, 'measured runs') : []),
+        { label: 'subject → verb head: UAS', color: C.purple, points: col('uas_subject') },
+        { label: 'best fixed-offset guess', color: C.grey, points: col('offset_uas_subject'), dashed: true },
+      ];
+      const markers = o.subject_onset === undefined || o.subject_onset === null ? [] : [{ x: o.subject_onset, label: `head onset at ${o.subject_onset}${secondsAt(o.subject_onset)}` }];
+      heroChart('hero-uas', series, { y_min: 0, y_max: 1.05, y_label: 'UAS, subject → verb', legend: 'ul' }, markers);
+      say('sum-hero-uas', seriesSummary('subject → verb UAS', col('uas_subject'), 2));
+    } },
+  ];
 }
 
 /** Chapter 3's line charts. @returns {import('../charts.js').ChapterChart[]} */
@@ -116,8 +149,15 @@ function drawSyntaxHeads() {
 /** @type {import('../charts.js').ChapterView} */
 export const view = {
   number: 3,
+  keys: ['lambda'],
+  tries: [
+    { set: { experiment: 'syntax', lambda: '0.1' }, look: 'Suppress the syntactic head (λ = 0.1): does the plateau end?' },
+    { set: { experiment: 'syntax', lambda: '0.1', 'lambda-until': '200' }, look: 'Suppress it briefly (until step 200), then let go.' },
+    { set: { experiment: 'syntax' }, look: 'No regularizer (λ = 0): the plateau, then the ramp.' },
+  ],
   markers,
   charts: [
+    ...heroJobs(),
     ...syntaxJobs(),
     { canvases: ['map-arcs'], draw: drawSyntaxArcs },
     { canvases: ['map-heads'], draw: drawSyntaxHeads },

@@ -6,6 +6,7 @@ import { seriesSummary } from '../pkg-view/plateau.js';
 import { $, keepChildren, C, setAttr, setClass, setText } from '../dom.js';
 import { col, cosineMap, fixed, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state, trainingSeconds } from '../state.js';
+import { groupsOf, heroChart, measuredSeries, noteMeasured, secondsAt, shownConfig } from '../hero.js';
 
 /** The run's event markers: the collapse and the recovery. @param {any} c the engine's events (its `Course`) */
 function markers(c) {
@@ -37,6 +38,33 @@ const lmAxis = () => ({ x_log: /** @type {HTMLInputElement} */ ($('lm-logx')).ch
 
 /** A flat reference line across the run's steps (a paper's figure or the unigram loss). */
 const level = (label, value, color, dashed = true) => ({ label, color, dashed, points: [[0, value], [Math.max(state.steps, 1), value]] });
+
+/** Chapter 4's hero: the mean pairwise cosine of the generated tokens' hidden states on a log step
+ * axis, against Pythia at initialization (shaded) and after a few steps, and OLMo-2 7B; collapse
+ * and recovery marked with their seconds; the runs measured at this configuration faint.
+ * @returns {import('../charts.js').ChapterChart[]} */
+function heroJobs() {
+  return [
+    { canvases: ['hero-lmcos'], draw: () => {
+      const ref = state.reference;
+      const end = Math.max(state.steps, 1);
+      const g = groupsOf(shownConfig())[0];
+      const refs = ref ? [
+        level(`Pythia after a few steps (> ${ref.collapsed})`, ref.collapsed, C.grey),
+        level(`OLMo-2 7B, step ${ref.olmo2[1][0]}`, ref.olmo2[1][1], C.purple),
+        { label: `Pythia at initialization (${ref.pythia_init[0]}–${ref.pythia_init[1]}, shaded)`, color: C.grey, points: [] },
+      ] : [];
+      const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
+      const c = state.events;
+      const at = (step, what) => (step === undefined || step === null ? [] : [{ x: step, label: `${what} ${step}${secondsAt(step)}` }]);
+      const markers = c ? [...at(c.collapsed, 'collapse'), ...at(c.recovered, 'recovered')] : [];
+      const series = [...(g ? measuredSeries(g, 'hidden_cos', C.blue, 'measured runs') : []), { label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs];
+      heroChart('hero-lmcos', series, { y_min: 0, y_max: 1.05, x_log: true, y_label: 'mean pairwise cosine', bands: init }, markers);
+      say('sum-hero-lmcos', seriesSummary('mean pairwise cosine', col('hidden_cos'), 2));
+      noteMeasured(4, [['', g, state.rows]]);
+    } },
+  ];
+}
 
 /** Chapter 4's line charts. @returns {import('../charts.js').ChapterChart[]} */
 function lmJobs() {
@@ -119,8 +147,14 @@ function drawLmSnapshot() {
 /** @type {import('../charts.js').ChapterView} */
 export const view = {
   number: 4,
+  keys: ['d-model'],
+  tries: [
+    { set: { experiment: 'lm', 'd-model': '512' }, look: 'Width 512: the hidden states start inside Pythia’s band.' },
+    { set: { experiment: 'lm' }, look: 'Back to width 64: collapse, then recovery.' },
+  ],
   markers,
   charts: [
+    ...heroJobs(),
     ...lmJobs(),
     { canvases: ['map-lmcos'], draw: drawLmSnapshot },
   ],

@@ -64,6 +64,10 @@ const USAGE_HEAD: &str = "usage:
                          chapter 2's embedding snapshots; --seeds: one run per seed, one after
                          another (a range is inclusive: 0..4 is five seeds), into one CSV whose
                          first column is seed, then the seeds' summary as plateau summarize prints it)
+  plateau measured [--results DIR] [--out FILE]
+                        the runs measured for REPRODUCTION.md (DIR, default results/) as the page
+                         draws them: each configuration's hero columns, one compact JSON file
+                         (default www/measured.json; the page draws them under the live run)
   plateau summarize FILE.csv
                         each headline number of the run(s) in FILE.csv (from plateau run, with or
                          without --seeds) as the median and range over the seeds
@@ -533,6 +537,32 @@ fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `plateau measured`: the runs under `results/` (or `--results DIR`) as the page's measured-runs
+/// file (`www/measured.json`, or `--out FILE`; [`plateau::measured`]).
+fn cmd_measured(args: &[String]) -> Result<ExitCode, CliError> {
+    let (mut dir, mut out) = ("results".to_string(), "www/measured.json".to_string());
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = || CliError(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--results" => dir = it.next().ok_or_else(value)?.clone(),
+            "--out" => out = it.next().ok_or_else(value)?.clone(),
+            other => return Err(CliError(format!("unknown flag {other} for measured (--results DIR, --out FILE)"))),
+        }
+    }
+    let found = plateau::measured::find_runs(std::path::Path::new(&dir))
+        .map_err(|e| CliError(format!("cannot read {dir}: {e}")))?;
+    let (file, skipped) = plateau::measured::build(found, "plateau measured");
+    for s in &skipped {
+        eprintln!("left out: {s}");
+    }
+    let text = plateau::measured::to_json(&file);
+    output::write_file(&out, text.as_bytes())?;
+    let runs: usize = file.groups.iter().map(|g| g.runs.len()).sum();
+    println!("wrote {out}: {} configurations, {runs} runs, {} bytes", file.groups.len(), text.len());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_params() -> Result<ExitCode, CliError> {
     let paper = RunConfig::preset(Preset::Paper);
     let inter = RunConfig::preset(Preset::Interactive);
@@ -588,12 +618,13 @@ pub fn main() -> ExitCode {
     let wants_help = args.iter().skip(1).any(|a| a == "--help" || a == "-h");
     let result = match args.first().map(String::as_str) {
         // `plateau run --help` and the like: the usage, not "flag --help needs a value".
-        Some("run" | "reproduce" | "bench" | "params" | "summarize") if wants_help => {
+        Some("run" | "reproduce" | "bench" | "params" | "summarize" | "measured") if wants_help => {
             println!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
         Some("run") => cmd_run(&args[1..]),
         Some("summarize") => cmd_summarize(&args[1..]),
+        Some("measured") => cmd_measured(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
         Some("parity-dump") => cmd_parity_dump(&args[1..]),

@@ -218,7 +218,9 @@ pub fn lm_comparison(runs: &[LmSummary]) -> String {
     out
 }
 
-/// The paragraph chapter 4's text quotes (the medians over the seeds).
+/// The block chapter 4's text quotes (the medians over the seeds): a short sentence, a table of
+/// the course of the hidden cosine beside the paper's language models, and what sets its value
+/// at initialization (`init`, [`init_finding`]).
 pub fn lm_page_paragraph(runs: &[LmSummary], init: &str) -> String {
     let n = runs.len();
     let inits: Vec<f64> = runs.iter().map(|r| r.course.init).collect();
@@ -228,17 +230,33 @@ pub fn lm_page_paragraph(runs: &[LmSummary], init: &str) -> String {
     let recovered: Vec<f64> = runs.iter().filter_map(|r| r.course.recovered).map(|s| s as f64).collect();
     let finals: Vec<f64> = runs.iter().map(|r| r.course.last.0).collect();
     let steps = runs.first().map_or(0, |r| r.course.last.1);
-    format!(
-        "<strong>What the measured runs show</strong> (in REPRODUCTION.md): over {n} seeds of this chapter's default, the mean pairwise cosine of the generated tokens' hidden states \
-         starts at {:.2}, passes 0.9 in {collapsed} of {n} seeds and peaks at {:.2} around step {:.0}; it has fallen back \
-         by half its rise by step {} and ends at {:.2} after {steps} steps (medians). Pythia starts at 0.4–0.65. \
-         {init}",
-        med(&inits),
-        med(&peaks),
-        med(&peak_steps),
-        if recovered.is_empty() { "—".to_string() } else { format!("{:.0}", med(&recovered)) },
-        med(&finals),
-    )
+    let table = crate::report::findings_table(
+        &["mean pairwise cosine", "this model (median)", "the paper"],
+        &[
+            vec![
+                "at initialization".into(),
+                format!("{:.2}", med(&inits)),
+                format!("Pythia {}–{}", PYTHIA_INIT.0, PYTHIA_INIT.1),
+            ],
+            vec![
+                "above 0.9 (collapse)".into(),
+                format!("in {collapsed} of {n} seeds"),
+                "Pythia, after a few steps".into(),
+            ],
+            vec![
+                "peak".into(),
+                format!("{:.2} at step {:.0}", med(&peaks), med(&peak_steps)),
+                format!("OLMo-2 {} at step {}", OLMO2[0].1, OLMO2[0].0),
+            ],
+            vec![
+                "fallen back by half its rise".into(),
+                if recovered.is_empty() { "—".to_string() } else { format!("by step {:.0}", med(&recovered)) },
+                format!("OLMo-2 {} at step {}", OLMO2[1].1, OLMO2[1].0),
+            ],
+            vec![format!("after {steps} steps"), format!("{:.2}", med(&finals)), String::new()],
+        ],
+    );
+    format!("<strong>What the measured runs show</strong> (in REPRODUCTION.md; {n} seeds of this chapter's default): {table} {init}")
 }
 
 /// One cell of the initialization ablation: the hidden cosine and repetition at step 0 of a

@@ -534,5 +534,59 @@ pub fn agreement_accuracy(logits_at_verb: &[f32], vocab: usize, pairs: &[(i64, i
     pairs.iter().enumerate().filter(|(k, p)| ok(*k, p)).count() as f64 / pairs.len() as f64
 }
 
+/// The plateau a curve is on, as a chart shades it ([`plateau_span`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlateauSpan {
+    /// Step of the plateau's first evaluation.
+    pub start: usize,
+    /// Step of its last evaluation: before the event once it ended, the latest one while it lasts.
+    pub end: usize,
+    /// The step at which it ended ([`plateau_end`]'s event), or `None` while it lasts.
+    pub event: Option<usize>,
+}
+
+/// The plateau of a curve by `rule`, ended or still lasting: the first plateau that ended
+/// ([`plateau_end`]) when there is one; otherwise the stretch that ends at the latest evaluation
+/// when its last `rule.min_len` evaluations lie within `rule.band · σ̂` (σ̂ as in [`plateau_end`]),
+/// extended back as far as the whole stretch stays within the band; `None` when the curve is
+/// not flat now (or has fewer than `min_len` evaluations). Only the rule's own flatness test is
+/// used: nothing here is tuned to a chart. As there, σ̂ is the curve's own evaluation-to-evaluation
+/// change, so a noiseless straight line counts as flat (its σ̂ is its slope); measured curves have
+/// noise, and a fall that speeds up is not flat.
+pub fn plateau_span(steps: &[usize], values: &[f64], rising: bool, rule: PlateauRule) -> Option<PlateauSpan> {
+    if let Some(p) = plateau_end(steps, values, rising, rule) {
+        return Some(PlateauSpan { start: p.start, end: p.end, event: Some(p.event) });
+    }
+    let n = steps.len().min(values.len());
+    if rule.min_len == 0 || n < rule.min_len {
+        return None;
+    }
+    let x: Vec<f64> = values[..n].iter().map(|&v| if rising { -v } else { v }).collect();
+    let finite: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return None;
+    }
+    let range =
+        finite.iter().copied().fold(f64::NEG_INFINITY, f64::max) - finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let band = rule.band * jitter(&x).max(1e-9 * range).max(1e-12);
+    let flat = |a: usize| -> bool {
+        let w = &x[a..n];
+        if w.iter().any(|v| !v.is_finite()) {
+            return false;
+        }
+        let hi = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = w.iter().copied().fold(f64::INFINITY, f64::min);
+        hi - lo <= band
+    };
+    let mut start = n - rule.min_len;
+    if !flat(start) {
+        return None;
+    }
+    while start > 0 && flat(start - 1) {
+        start -= 1;
+    }
+    Some(PlateauSpan { start: steps[start], end: steps[n - 1], event: None })
+}
+
 #[cfg(test)]
 mod tests;

@@ -368,62 +368,47 @@ pub fn design_page_paragraph(cells: &[SearchCell]) -> String {
             v[v.len() / 2]
         }
     };
-    let drops = |c: &SearchCell| c.runs.iter().filter(|s| s.loss_drop.is_some()).count();
-    // The design the paragraph leads with: the most runs with a sudden drop at a structure onset,
-    // then the most sudden drops, then the most drops; the first listed on a tie.
-    let rank = |c: &SearchCell| {
-        let count = |f: fn(&SyntaxSummary) -> bool| c.runs.iter().filter(|s| f(s)).count();
-        (count(|s| s.sudden_with_onset()), count(|s| s.sudden), drops(c))
-    };
-    let lead = cells.iter().filter(|c| drops(c) > 0).fold(None::<&SearchCell>, |best, c| match best {
-        Some(b) if rank(b) >= rank(c) => Some(b),
-        _ => Some(c),
-    });
-    let mut out =
-        String::from("<strong>Which language gives the drop</strong> (in REPRODUCTION.md, the design search): ");
-    match lead {
-        None => out.push_str("in no design did the loss on the measured verb leave a plateau with a drop."),
-        Some(c) => {
+    let num = |v: f64, d: usize| if v.is_finite() { format!("{v:.d$}") } else { "—".to_string() };
+    let rows: Vec<Vec<String>> = cells
+        .iter()
+        .map(|c| {
             let d: Vec<&SyntaxSummary> = c.runs.iter().filter(|s| s.loss_drop.is_some()).collect();
             let n = c.runs.len();
-            let plateau_len = median(d.iter().filter_map(|s| s.verb_plateau).map(|(a, b)| (b - a) as f64).collect());
-            let widths: Vec<f64> = d.iter().filter_map(|s| s.verb_fall).map(|(a, b)| (b - a) as f64).collect();
             let on: Vec<f64> = d.iter().filter_map(|s| s.subject_uas.0).collect();
-            out.push_str(&format!(
-                "in “{}” ({} steps), the loss on the masked verb sits on a plateau at {:.2} nats for {:.0} steps and then falls, \
-                 in {} of {n} runs (at step {:.0}, the median), while the best head's UAS on the subject → verb arcs goes from \
-                 {:.2} on the plateau to {:.2} at the end; a structure onset lies within two evaluations of the drop in {} of {n}. \
-                 The fall takes {} steps from 10 % to 90 % (the median), so it is sudden — at most a quarter of the plateau — in {} of {n}.",
-                c.name,
-                c.steps,
-                median(d.iter().filter_map(|s| s.verb_level).collect()),
-                plateau_len,
-                d.len(),
-                median(d.iter().filter_map(|s| s.loss_drop).map(|x| x as f64).collect()),
-                on.iter().sum::<f64>() / on.len().max(1) as f64,
-                d.iter().map(|s| s.subject_uas.1).sum::<f64>() / d.len() as f64,
-                d.iter().filter(|s| s.drop_with_onset()).count(),
-                if widths.is_empty() { "—".to_string() } else { format!("{:.0}", median(widths)) },
-                d.iter().filter(|s| s.sudden).count(),
-            ));
-            let others: Vec<String> = cells
-                .iter()
-                .filter(|o| drops(o) > 0 && !std::ptr::eq(*o, c))
-                .map(|o| format!("“{}” ({} of {})", o.name, drops(o), o.runs.len()))
-                .collect();
-            if !others.is_empty() {
-                out.push_str(&format!(" Also with a plateau and a drop: {}.", others.join(", ")));
-            }
-            let flat: Vec<&str> = cells.iter().filter(|c| drops(c) == 0).map(|c| c.name.as_str()).collect();
-            if !flat.is_empty() {
-                out.push_str(&format!(
-                    " No run of {} has such a plateau.",
-                    flat.iter().map(|f| format!("“{f}”")).collect::<Vec<_>>().join(", ")
-                ));
-            }
-        }
-    }
-    out
+            let end = d.iter().map(|s| s.subject_uas.1).sum::<f64>() / d.len().max(1) as f64;
+            vec![
+                format!("{} ({} steps)", c.name, c.steps),
+                format!("{} of {n}", d.len()),
+                num(median(d.iter().filter_map(|s| s.verb_level).collect()), 2),
+                num(median(d.iter().filter_map(|s| s.verb_plateau).map(|(a, b)| (b - a) as f64).collect()), 0),
+                num(median(d.iter().filter_map(|s| s.verb_fall).map(|(a, b)| (b - a) as f64).collect()), 0),
+                format!("{} of {n}", d.iter().filter(|s| s.sudden).count()),
+                format!("{} of {n}", d.iter().filter(|s| s.drop_with_onset()).count()),
+                if d.is_empty() {
+                    "—".to_string()
+                } else {
+                    format!("{} → {:.2}", num(on.iter().sum::<f64>() / on.len().max(1) as f64, 2), end)
+                },
+            ]
+        })
+        .collect();
+    let table = crate::report::findings_table(
+        &[
+            "language",
+            "plateau, then a drop",
+            "plateau level (nats)",
+            "plateau (steps)",
+            "fall 10–90 % (steps)",
+            "sudden (fall ≤ ¼ plateau)",
+            "with a structure onset",
+            "subject → verb UAS, plateau → end",
+        ],
+        &rows,
+    );
+    format!(
+        "<strong>Which language gives the drop</strong> (in REPRODUCTION.md, the design search; the loss on the masked verb, \
+         medians and means over the runs with a drop): {table}"
+    )
 }
 
 /// What the search found, one line per configuration, by the rule of issue #18: a configuration
@@ -462,80 +447,70 @@ pub fn syntax_page_paragraph(runs: &[SyntaxSummary], g: super::language::Grammar
     let mean = |rs: &[&SyntaxSummary], f: &dyn Fn(&SyntaxSummary) -> f64| {
         rs.iter().map(|s| f(s)).sum::<f64>() / rs.len().max(1) as f64
     };
-    let mut parts = vec![];
-    let base = by("baseline");
-    if !base.is_empty() {
-        let n = base.len();
-        let dropped = base.iter().filter(|s| s.loss_drop.is_some()).count();
-        let together = base.iter().filter(|s| s.coincide()).count();
-        let held = base.iter().filter(|s| s.heldout_drop.is_some()).count();
-        let drop_med = median(base.iter().filter_map(|s| s.loss_drop).collect());
-        let number = base.iter().filter(|s| s.number_drop.is_some()).count();
-        let number_med = median(base.iter().filter_map(|s| s.number_drop).collect());
-        let subject = base.iter().filter(|s| s.subject_with_drop()).count();
-        let sudden = base.iter().filter(|s| s.sudden).count();
-        let width_med = median(base.iter().filter_map(|s| s.verb_fall.map(|(a, b)| b - a)).collect());
-        let plateau_med = median(base.iter().filter_map(|s| s.verb_plateau.map(|(a, b)| b - a)).collect());
-        let on_plateau: Vec<f64> = base.iter().filter_map(|s| s.subject_uas.0).collect();
-        let fall = match (width_med, plateau_med) {
-            (Some(w), Some(p)) => format!(
-                "; the fall takes {w} steps from 10 % to 90 % against a plateau of {p} steps (the medians), sudden — at most \
-                 a quarter of the plateau — in {sudden} of {n}"
-            ),
-            _ => String::new(),
-        };
-        let rise = if on_plateau.is_empty() {
-            format!("reaches {:.2} at the end", mean(&base, &|s| s.subject_uas.1))
-        } else {
-            format!(
-                "goes from {:.2} on the plateau to {:.2} at the end",
-                on_plateau.iter().sum::<f64>() / on_plateau.len() as f64,
-                mean(&base, &|s| s.subject_uas.1)
-            )
-        };
-        parts.push(format!(
-            "without the regularizer the loss on verbs whose subject is far away plateaus and then drops in {dropped} of {n} runs{}{fall}; \
-             the best head's UAS on the subject → verb arcs {rise} (its best fixed-offset guess {:.2}), and its onset lies \
-             within two evaluations of the drop in {subject} of {n}; the structure onset over all non-adjacent arcs does in \
-             {together} of {n}; its {part} alone ({pair}) sits at chance \
-             and then drops in {number} of {n}{}; the best head's non-adjacent UAS reaches {:.2} against {:.2} for the best \
-             fixed-offset guess, and {accuracy} ends at {:.2}; the overall held-out loss shows such a drop in {held} of {n}",
-            drop_med.map_or(String::new(), |d| format!(" (at step {d}, the median)")),
-            mean(&base, &|s| s.offset_uas_subject),
-            number_med.map_or(String::new(), |d| format!(" (at step {d}, the median)")),
-            mean(&base, &|s| s.max_uas_nonadjacent),
-            mean(&base, &|s| s.offset_uas_nonadjacent),
-            mean(&base, &|s| s.final_agreement),
-        ));
-    }
-    for (c, what) in [("suppress", "suppression"), ("promote", "promotion")] {
+    let step = |v: Option<usize>| v.map_or("—".to_string(), |s| s.to_string());
+    let mut rows = vec![];
+    for (c, what) in [
+        ("baseline", "none"),
+        ("suppress", "suppress"),
+        ("promote", "promote"),
+        ("brief suppression", "suppress briefly"),
+    ] {
         let rs = by(c);
         if rs.is_empty() {
             continue;
         }
-        let lambda = rs[0].lambda.0;
-        parts.push(format!(
-            "{what} (λ = {lambda}) gives the drop in {} of {} runs, a subject → verb UAS of {:.2} at the end (baseline {:.2}), a non-adjacent UAS of {:.2} and a final verb loss of {:.2} (baseline {:.2})",
-            rs.iter().filter(|s| s.loss_drop.is_some()).count(),
-            rs.len(),
-            mean(&rs, &|s| s.subject_uas.1),
-            mean(&base, &|s| s.subject_uas.1),
-            mean(&rs, &|s| s.max_uas_nonadjacent),
-            mean(&rs, &|s| s.verb_loss.1),
-            mean(&base, &|s| s.verb_loss.1),
-        ));
+        let n = rs.len();
+        let (lambda, _, until) = rs[0].lambda;
+        let label = match c {
+            "baseline" => "none (λ = 0)".to_string(),
+            "brief suppression" => format!("{what} (λ = {lambda} until step {until})"),
+            _ => format!("{what} (λ = {lambda})"),
+        };
+        let width = median(rs.iter().filter_map(|s| s.verb_fall.map(|(a, b)| b - a)).collect());
+        let plateau = median(rs.iter().filter_map(|s| s.verb_plateau.map(|(a, b)| b - a)).collect());
+        rows.push(vec![
+            label,
+            format!("{} of {n}", rs.iter().filter(|s| s.loss_drop.is_some()).count()),
+            step(median(rs.iter().filter_map(|s| s.loss_drop).collect())),
+            format!("{} / {}", step(width), step(plateau)),
+            format!("{} of {n}", rs.iter().filter(|s| s.sudden).count()),
+            format!("{:.2} ({:.2})", mean(&rs, &|s| s.subject_uas.1), mean(&rs, &|s| s.offset_uas_subject)),
+            format!("{} of {n}", rs.iter().filter(|s| s.subject_with_drop()).count()),
+            format!("{:.2}", mean(&rs, &|s| s.verb_loss.1)),
+            format!("{:.3}", mean(&rs, &|s| s.final_loss)),
+        ]);
     }
-    let brief = by("brief suppression");
-    if !brief.is_empty() && !base.is_empty() {
-        let (b, n) = (mean(&brief, &|s| s.final_loss), mean(&base, &|s| s.final_loss));
-        parts.push(format!(
-            "a brief early suppression (λ = {} until step {}) ends with a held-out loss of {b:.3}, {} no suppression ({n:.3})",
-            brief[0].lambda.0,
-            brief[0].lambda.2,
-            if b < n { "below" } else if b > n { "above" } else { "equal to" }
-        ));
-    }
-    format!("<strong>What the measured runs show</strong> (in REPRODUCTION.md): {}.", parts.join("; "))
+    let table = crate::report::findings_table(
+        &[
+            "regularizer",
+            "far-subject verb loss: plateau, then a drop",
+            "drop at step (median)",
+            "fall 10–90 % / plateau (steps, medians)",
+            "sudden (fall ≤ ¼ plateau)",
+            "subject → verb UAS at the end (offset guess)",
+            "head onset with the drop",
+            "final verb loss",
+            "final held-out loss",
+        ],
+        &rows,
+    );
+    let base = by("baseline");
+    let tail = if base.is_empty() {
+        String::new()
+    } else {
+        let number = base.iter().filter(|s| s.number_drop.is_some()).count();
+        format!(
+            " Without the regularizer, its {part} alone ({pair}) leaves chance in {number} of {}{}; the best head's \
+             non-adjacent UAS reaches {:.2} (offset guess {:.2}); {accuracy} ends at {:.2}.",
+            base.len(),
+            median(base.iter().filter_map(|s| s.number_drop).collect())
+                .map_or(String::new(), |d| format!(" (at step {d}, the median)")),
+            mean(&base, &|s| s.max_uas_nonadjacent),
+            mean(&base, &|s| s.offset_uas_nonadjacent),
+            mean(&base, &|s| s.final_agreement),
+        )
+    };
+    format!("<strong>What the measured runs show</strong> (in REPRODUCTION.md): {table}{tail}")
 }
 
 /// The page's summary of the search (quoted in `REPRODUCTION.md`'s search section): what the
@@ -543,7 +518,7 @@ pub fn syntax_page_paragraph(runs: &[SyntaxSummary], g: super::language::Grammar
 pub fn search_page_paragraph(cells: &[SearchCell]) -> String {
     let runs: Vec<&SyntaxSummary> = cells.iter().flat_map(|c| c.runs.iter()).collect();
     let n = runs.len();
-    let count = |f: &dyn Fn(&SyntaxSummary) -> bool| runs.iter().filter(|s| f(s)).count();
+    let count = |f: &dyn Fn(&SyntaxSummary) -> bool| format!("{} of {n}", runs.iter().filter(|s| f(s)).count());
     let mut number: Vec<usize> = runs.iter().filter_map(|s| s.number_drop).collect();
     number.sort_unstable();
     let shows: Vec<&str> = cells
@@ -551,24 +526,40 @@ pub fn search_page_paragraph(cells: &[SearchCell]) -> String {
         .filter(|c| c.runs.len() >= 3 && c.runs.iter().all(|s| s.coincide()))
         .map(|c| c.name.as_str())
         .collect();
+    let table = crate::report::findings_table(
+        &["what happened", "runs"],
+        &[
+            vec![
+                "the overall held-out loss left a plateau with a sustained drop".into(),
+                count(&|s| s.heldout_drop.is_some()),
+            ],
+            vec!["the loss on far-subject verbs did".into(), count(&|s| s.loss_drop.is_some())],
+            vec!["a drop coincided with the structure onset".into(), count(&|s| s.coincide())],
+            vec![
+                "the best head's non-adjacent UAS rose > 0.05 above its fixed-offset guess".into(),
+                count(&|s| s.syntactic()),
+            ],
+            vec![
+                format!(
+                    "the number part of the verb's loss left chance (ln 2){}",
+                    if number.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", at step {} (median)", number[number.len() / 2])
+                    }
+                ),
+                count(&|s| s.number_drop.is_some()),
+            ],
+        ],
+    );
     format!(
-        "<strong>What the search found</strong> (in REPRODUCTION.md): over {} configurations and {n} runs, the overall \
-         held-out loss left a plateau with a sustained drop in {} runs and the loss on far-subject verbs in {}; a drop \
-         coincided with the structure onset in {}, and the best head's UAS over non-adjacent arcs rose more than 0.05 above \
-         its best fixed-offset guess in {}. {} What the toy does show is the capability onset: the number part of the verb's \
-         loss sits at chance (ln 2) and then drops, in {} of {n} runs{}.",
+        "<strong>What the search found</strong> (in REPRODUCTION.md; {} configurations): {table} {}",
         cells.len(),
-        count(&|s| s.heldout_drop.is_some()),
-        count(&|s| s.loss_drop.is_some()),
-        count(&|s| s.coincide()),
-        count(&|s| s.syntactic()),
         if shows.is_empty() {
             "No configuration showed a drop together with the structure onset in every seed.".to_string()
         } else {
             format!("In every seed, a drop came with the structure onset in: {}.", shows.join(", "))
         },
-        number.len(),
-        if number.is_empty() { String::new() } else { format!(" (at step {} at the median)", number[number.len() / 2]) },
     )
 }
 

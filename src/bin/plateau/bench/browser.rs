@@ -191,6 +191,10 @@ pub struct PageLoad {
     /// Milliseconds from navigation until the step counter first showed a trained step.
     #[serde(default)]
     pub first_step_ms: Option<f64>,
+    /// Milliseconds from navigation until the hero figure first showed the runs measured by the
+    /// command-line tool (`window.plateauMeasuredAt`).
+    #[serde(default)]
+    pub measured_hero_ms: Option<f64>,
     /// Bytes of wasm the main thread fetched (and compiled), decoded.
     #[serde(default)]
     pub main_wasm_bytes: f64,

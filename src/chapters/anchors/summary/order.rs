@@ -171,19 +171,16 @@ pub fn learning_order_paragraph(
 ) -> String {
     let Some(base) = cells.first().map(|c| c.factor.clone()) else { return String::new() };
     let mine: Vec<&AblationCell> = cells.iter().filter(|c| c.factor == base).collect();
-    let at = |c: &AblationCell| {
-        let n = order_counts(c.runs.iter());
-        format!(
-            "at γ = {} memory first (or together) in {} of {} runs, reasoning first in {}",
-            c.gamma,
-            n[1],
-            c.runs.len(),
-            n[0]
-        )
-    };
     let mut sorted = mine.clone();
     sorted.sort_by(|a, b| b.gamma.total_cmp(&a.gamma));
-    let base_text = sorted.iter().map(|c| at(c)).collect::<Vec<_>>().join("; ");
+    let rows: Vec<Vec<String>> = sorted
+        .iter()
+        .map(|c| {
+            let n = order_counts(c.runs.iter());
+            vec![c.gamma.to_string(), format!("{} of {}", n[0], c.runs.len()), format!("{} of {}", n[1], c.runs.len())]
+        })
+        .collect();
+    let table = crate::report::findings_table(&["γ", "reasoning first", "memory first (or together)"], &rows);
     let findings = learning_order_findings(cells, fresh);
     let passing: Vec<String> = findings
         .lines()
@@ -210,11 +207,11 @@ pub fn learning_order_paragraph(
         })
         .collect();
     format!(
-        "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation): with {base}, {base_text}. {}",
+        "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation), with {base}: {table} {}",
         if passing.is_empty() {
             "No change of the memory samples' design tried there (share, labels, facts per anchor, position, length) gives the paper's order — reasoning first at small init, memory first at large init — by the rule fixed before the runs.".to_string()
         } else {
-            format!("The paper's order — reasoning first at small init, memory first at large init — shows with: {} (by the rule fixed before the runs).", passing.join("; "))
+            format!("The paper's order (reasoning first at small init, memory first at large init) shows with: {} (by the rule fixed before the runs).", passing.join("; "))
         }
     )
 }

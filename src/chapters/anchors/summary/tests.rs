@@ -208,9 +208,10 @@ fn the_learning_order_paragraph_names_the_base_and_the_passing_factors() {
     let p = learning_order_paragraph(&cells, &[], &none);
     assert_eq!(
         p,
-        "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation): with half memory, \
-         at γ = 0.8 memory first (or together) in 1 of 2 runs, reasoning first in 1; at γ = 0.4 memory first (or together) in 2 of 2 runs, reasoning first in 0. \
-         The paper's order — reasoning first at small init, memory first at large init — shows with: 3/8 memory, at γ = 0.8 against γ = 0.4 (by the rule fixed before the runs)."
+        "<strong>Which is learned first</strong> (in REPRODUCTION.md, the learning-order ablation), with half memory: \
+         <table class=\"findings\"><thead><tr><th scope=\"col\">γ</th><th scope=\"col\">reasoning first</th><th scope=\"col\">memory first (or together)</th></tr></thead>\
+         <tbody><tr><td>0.8</td><td>1 of 2</td><td>1 of 2</td></tr><tr><td>0.4</td><td>0 of 2</td><td>2 of 2</td></tr></tbody></table> \
+         The paper's order (reasoning first at small init, memory first at large init) shows with: 3/8 memory, at γ = 0.8 against γ = 0.4 (by the rule fixed before the runs)."
     );
     // A link to the passing configuration, from the caller (who knows its config).
     let link = |f: &str, small: f64, large: f64| Some(format!("?factor={}&gamma={small}&compare={large}", f.len()));

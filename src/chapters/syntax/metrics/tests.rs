@@ -436,3 +436,21 @@ fn agreement_accuracy_by_hand() {
     let z = [0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 1.0, 0.5, 0.3, 0.3, 0.0, 0.0];
     assert!((agreement_accuracy(&z, 4, &[(2, 3), (3, 2), (1, 0)]) - 1.0 / 3.0).abs() < 1e-12);
 }
+
+#[test]
+fn plateau_span_follows_a_plateau_while_it_lasts_and_after_it_ends() {
+    let steps: Vec<usize> = (0..12).map(|i| i * 25).collect();
+    // A fast fall, then a flat stretch from step 50 that is still going on at step 175.
+    let lasting = [3.0, 1.5, 1.0, 1.01, 0.99, 1.0, 1.01, 1.0];
+    let span = plateau_span(&steps, &lasting, false, PLATEAU_RULE).unwrap();
+    assert_eq!(span, PlateauSpan { start: 50, end: 175, event: None });
+    // The same curve after a sustained fall: the plateau that ended, with its event.
+    let ended = [3.0, 1.5, 1.0, 1.01, 0.99, 1.0, 1.01, 1.0, 0.2, 0.1, 0.1, 0.1];
+    let p = plateau_end(&steps, &ended, false, PLATEAU_RULE).unwrap();
+    let span = plateau_span(&steps, &ended, false, PLATEAU_RULE).unwrap();
+    assert_eq!(span, PlateauSpan { start: p.start, end: p.end, event: Some(200) });
+    assert_eq!((span.start, span.end), (50, 175));
+    // Falling ever faster (a drop under way): no plateau now; too few evaluations: none either.
+    assert_eq!(plateau_span(&steps, &[1.0, 0.99, 0.97, 0.93, 0.85, 0.69], false, PLATEAU_RULE), None);
+    assert_eq!(plateau_span(&steps, &[1.0, 1.0], false, PLATEAU_RULE), None);
+}

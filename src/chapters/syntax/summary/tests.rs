@@ -65,11 +65,10 @@ fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() 
     let p = syntax_page_paragraph(std::slice::from_ref(&s), crate::config::Grammar::Nested);
     assert!(p.contains("its selection part alone (the verb its subject selects against another noun's)"), "{p}");
     assert!(!p.contains("agreement") && !p.contains("number part"), "{p}");
+    // One row per condition: drops, their step, the fall's width against the plateau, sudden,
+    // the subject → verb UAS at the end (offset guess), onsets with the drop, the final losses.
     assert!(
-        p.contains("plateaus and then drops in 1 of 1 runs (at step 80, the median); the fall takes 0 steps from 10 % to 90 % \
-                    against a plateau of 70 steps (the medians), sudden — at most a quarter of the plateau — in 1 of 1; the \
-                    best head's UAS on the subject → verb arcs goes from 0.10 on the plateau to 0.60 at the end (its best \
-                    fixed-offset guess 0.20), and its onset lies within two evaluations of the drop in 1 of 1;"),
+        p.contains("<tr><td>none (λ = 0)</td><td>1 of 1</td><td>80</td><td>0 / 70</td><td>1 of 1</td><td>0.60 (0.20)</td><td>1 of 1</td>"),
         "{p}"
     );
     assert!(s.subject_with_drop() && !far.subject_with_drop(), "onsets 10 and 40 steps after the drop");
@@ -79,9 +78,15 @@ fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() 
     let f = search_findings(&cells);
     assert!(f.contains("**default**: coincides in some seeds only (1 of 2 coincide, 2 of 2 drop)"), "{f}");
     let p = search_page_paragraph(&cells);
-    assert!(p.contains("over 1 configurations and 2 runs, the overall held-out loss left a plateau with a sustained drop in 2 runs and the loss on far-subject verbs in 2; a drop coincided with the structure onset in 1"), "{p}");
+    assert!(p.contains("(in REPRODUCTION.md; 1 configurations)"), "{p}");
+    assert!(
+        p.contains("<td>the overall held-out loss left a plateau with a sustained drop</td><td>2 of 2</td>"),
+        "{p}"
+    );
+    assert!(p.contains("<td>the loss on far-subject verbs did</td><td>2 of 2</td>"), "{p}");
+    assert!(p.contains("<td>a drop coincided with the structure onset</td><td>1 of 2</td>"), "{p}");
     assert!(p.contains("No configuration showed"), "{p}");
-    assert!(p.contains("in 2 of 2 runs (at step 80 at the median)"), "{p}");
+    assert!(p.contains("left chance (ln 2), at step 80 (median)</td><td>2 of 2</td>"), "{p}");
     let three = [SearchCell { runs: vec![s.clone(), s.clone(), s], ..cells[0].clone() }];
     assert!(search_findings(&three).contains("in every seed"));
     assert!(search_page_paragraph(&three).contains("In every seed, a drop came with the structure onset in: default."));
@@ -111,10 +116,12 @@ fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() 
         design_findings(&ramps)
     );
     let p = design_page_paragraph(&ramps);
-    assert!(p.contains("in “default” (150 steps), the loss on the masked verb sits on a plateau at 2.00 nats for 70 steps and then falls, in 3 of 3 runs (at step 80, the median)"), "{p}");
-    // the subject-arc UAS is 0.1 ± 0.001 on the plateau (8 evaluations, the wobble cancels) and 0.6 ± 0.001 at the end
-    assert!(p.contains("goes from 0.10 on the plateau to 0.60 at the end; a structure onset lies within two evaluations of the drop in 3 of 3"), "{p}");
-    assert!(p.contains("takes 70 steps from 10 % to 90 % (the median), so it is sudden — at most a quarter of the plateau — in 0 of 3."), "{p}");
+    // the subject-arc UAS is 0.1 ± 0.001 on the plateau (8 evaluations, the wobble cancels) and
+    // 0.6 ± 0.001 at the end; the fall takes 70 steps against a plateau of 70: not sudden
+    assert!(
+        p.contains("<tr><td>default (150 steps)</td><td>3 of 3</td><td>2.00</td><td>70</td><td>70</td><td>0 of 3</td><td>3 of 3</td><td>0.10 → 0.60</td></tr>"),
+        "{p}"
+    );
     // a smooth curve has no events
     let smooth: Vec<SyntaxRow> = (0..16)
         .map(|k| srow(k * 10, 1.0 + (-(k as f64) / 4.0).exp(), 0.5 - 0.3 * (-(k as f64) / 4.0).exp(), 0.5))
@@ -122,18 +129,16 @@ fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() 
     let n = summarize_syntax(&smooth, "baseline", (0.0, 0, 100), 0, 1.0);
     assert_eq!((n.loss_drop, n.structure_onset, n.verb_plateau), (None, None, None));
     let flat = [SearchCell { runs: vec![n.clone()], name: "flat".into(), ..cells[0].clone() }];
-    assert!(design_page_paragraph(&flat)
-        .ends_with("in no design did the loss on the measured verb leave a plateau with a drop."));
-    let both = [ramps[0].clone(), flat[0].clone()];
-    assert!(design_page_paragraph(&both).ends_with(" No run of “flat” has such a plateau."));
-    // the paragraph leads with the design whose drops are sudden at an onset, listed second
-    // here, and names the other design with drops
+    assert!(
+        design_page_paragraph(&flat).contains("<tr><td>flat (150 steps)</td><td>0 of 1</td><td>—</td><td>—</td><td>—</td><td>0 of 1</td><td>0 of 1</td><td>—</td></tr>"),
+        "{}",
+        design_page_paragraph(&flat)
+    );
+    // every design is a row, in the search's order
     let ramp = SearchCell { name: "ramp".into(), ..ramps[0].clone() };
     let cliff = SearchCell { name: "cliff".into(), ..three[0].clone() };
     let p = design_page_paragraph(&[ramp, cliff, flat[0].clone()]);
-    assert!(p.contains("): in “cliff” (150 steps)"), "{p}");
-    assert!(
-        p.ends_with(" Also with a plateau and a drop: “ramp” (3 of 3). No run of “flat” has such a plateau."),
-        "{p}"
-    );
+    let (a, b, c) = (p.find("<td>ramp (").unwrap(), p.find("<td>cliff (").unwrap(), p.find("<td>flat (").unwrap());
+    assert!(a < b && b < c, "{p}");
+    assert!(p.contains("<td>cliff (150 steps)</td><td>3 of 3</td>"), "{p}");
 }

@@ -1,0 +1,111 @@
+// End-to-end tests of each chapter's first screen (issue 49), in headless Chromium at a laptop's
+// 1280 × 800 and a phone's 390 × 844:
+//
+//   1. the hero figure's canvases lie wholly inside the first viewport, with at most 60 words of
+//      visible prose above them, and the chapter's key controls and play/step/reset are visible
+//      without scrolling;
+//   2. the runs measured by the command-line tool at the chapter's default configuration are
+//      drawn in the hero within 2 s of the page's load (window.plateauMeasuredAt), and the hero's
+//      note names them;
+//   3. every try-this step reaches its state from its URL (the controls show its values, the
+//      step is marked as on screen), and back/forward walk the steps;
+//   4. screenshots of every first screen (artifacts/stage-*.png).
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { ARTIFACTS, e2eSuite } from './helpers.mjs';
+
+const suite = e2eSuite('stage', { waitMs: 60_000, before, after });
+const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+/** Each chapter: its query, its hero canvases and its key controls' ids. */
+const CHAPTERS = [
+  { n: 1, query: '?experiment=mws', hero: ['hero-loss', 'hero-acc'], keys: ['c'] },
+  { n: 2, query: '?experiment=anchors', hero: ['hero-answers', 'hero-keys'], keys: ['gamma', 'compare-gamma'] },
+  { n: 3, query: '?experiment=syntax', hero: ['hero-verb', 'hero-uas'], keys: ['lambda'] },
+  { n: 4, query: '?experiment=lm', hero: ['hero-lmcos'], keys: ['d-model'] },
+];
+
+/** The first screen's geometry, read in the page: each hero canvas's box, each key control's box,
+ * the buttons' boxes, and the visible words of prose above the topmost hero canvas. */
+const geometry = (page, { hero, keys }) => page.evaluate(({ hero, keys }) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: r.width, h: r.height }; };
+  const heroBoxes = hero.map((id) => box(document.getElementById(id)));
+  const top = Math.min(...heroBoxes.map((b) => b.top));
+  // Prose: visible paragraphs and headings whose box starts above the hero.
+  let words = 0;
+  for (const el of document.querySelectorAll('main p, main h2, header p, header h1')) {
+    const r = el.getBoundingClientRect();
+    if (r.height === 0 || getComputedStyle(el).visibility === 'hidden' || r.top >= top) continue;
+    if (el.closest('#status-panel')) continue; // the status line: figures, not prose
+    words += el.textContent.trim().split(/\s+/).filter(Boolean).length;
+  }
+  const controls = keys.map((id) => box(document.getElementById(id)));
+  const buttons = ['play', 'stepbtn', 'reset'].map((id) => box(document.getElementById(id)));
+  return { heroBoxes, words, controls, buttons, vw: window.innerWidth, vh: window.innerHeight };
+}, { hero, keys });
+
+for (const [size, viewport] of Object.entries(SIZES)) {
+  for (const ch of CHAPTERS) {
+    test(`chapter ${ch.n} at ${size}: the hero, its key controls and the measured runs on the first screen`, { timeout: 3 * 60_000 }, async () => {
+      const { page, run } = await suite.openPage(`ch${ch.n}-${size}`, { query: `${ch.query}&autoplay=0`, viewport });
+      await run(async () => {
+        await suite.waitFn(page, () => window.plateauMeasuredAt !== undefined);
+        const loadAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0].loadEventEnd);
+        const measuredAt = await page.evaluate(() => window.plateauMeasuredAt);
+        assert.ok(measuredAt - loadAt < 2000, `measured runs drawn ${(measuredAt - loadAt).toFixed(0)} ms after load (≤ 2000)`);
+        const note = await page.$eval(`#measured-${ch.n}`, (el) => el.textContent);
+        assert.match(note, /runs measured by the command-line tool, seeds \d/, note);
+        const g = await geometry(page, ch);
+        for (const [i, b] of g.heroBoxes.entries()) {
+          assert.ok(b.w > 150 && b.h > 100, `${ch.hero[i]} has a real size: ${JSON.stringify(b)}`);
+          assert.ok(b.top >= 0 && b.bottom <= g.vh && b.left >= 0 && b.right <= g.vw, `${ch.hero[i]} lies inside the ${g.vw}×${g.vh} viewport: ${JSON.stringify(b)}`);
+        }
+        assert.ok(g.words <= 60, `${g.words} words of prose above the hero (≤ 60)`);
+        for (const [i, b] of [...g.controls, ...g.buttons].entries()) {
+          const id = [...ch.keys, 'play', 'stepbtn', 'reset'][i];
+          assert.ok(b.h > 0 && b.top >= 0 && b.bottom <= g.vh, `#${id} is visible without scrolling: ${JSON.stringify(b)}`);
+        }
+        await page.screenshot({ path: join(ARTIFACTS, `stage-ch${ch.n}-${size}.png`) });
+      });
+    });
+  }
+}
+
+test('every try-this step reaches its state from its URL, and back/forward walk the steps', { timeout: 4 * 60_000 }, async () => {
+  const { page, run } = await suite.openPage('try', { query: '?experiment=mws&autoplay=0' });
+  await run(async () => {
+    for (const ch of CHAPTERS) {
+      // The chapter's steps, as its stage lists them.
+      await page.goto(`${suite.server.url}${ch.query}&autoplay=0`);
+      await suite.waitFn(page, () => document.querySelectorAll('#try-list a').length > 0);
+      const steps = await page.$$eval('#try-list a', (as) => as.map((a) => ({ href: a.getAttribute('href'), id: a.id })));
+      assert.ok(steps.length >= 2 && steps.length <= 4, `chapter ${ch.n} has 2–4 steps (${steps.length})`);
+      for (const s of steps) {
+        // Its URL, opened directly, shows its configuration and marks it as on screen.
+        await page.goto(`${suite.server.url}${s.href}&autoplay=0`);
+        await suite.waitFn(page, (id) => document.getElementById(id)?.getAttribute('aria-current') === 'step', s.id);
+        // The address bar holds the engine's query of the run on screen: every key of the step's.
+        const now = new URLSearchParams(new URL(page.url()).search);
+        for (const [k, v] of new URLSearchParams(s.href.slice(1))) assert.equal(now.get(k), v, `step ${s.id} of chapter ${ch.n}: ${k}`);
+        const outcome = await page.$eval(`#${s.id} + .outcome`, (el) => el.textContent);
+        assert.match(outcome, /measured|Not measured/, outcome);
+      }
+    }
+    // Clicking steps pushes history; back returns to the step before.
+    await page.goto(`${suite.server.url}?experiment=mws&autoplay=0`);
+    await suite.waitFn(page, () => document.querySelectorAll('#try-list a').length >= 2);
+    await page.click('#try-1');
+    await suite.waitFn(page, () => document.getElementById('try-1').getAttribute('aria-current') === 'step');
+    assert.equal(await page.$eval('#c-out', (el) => el.textContent), '10', 'the c control shows 10 after step 1');
+    await page.click('#try-2');
+    await suite.waitFn(page, () => document.getElementById('try-2').getAttribute('aria-current') === 'step');
+    await page.goBack();
+    await suite.waitFn(page, () => document.getElementById('try-1')?.getAttribute('aria-current') === 'step');
+    assert.match(page.url(), /c=10/);
+    await page.goForward();
+    await suite.waitFn(page, () => document.getElementById('try-2')?.getAttribute('aria-current') === 'step');
+    assert.match(page.url(), /c=0\.5/);
+  });
+});
