@@ -90,11 +90,15 @@ pub enum Grammar {
     NestedVerbs,
     /// Typed brackets nested like Dyck words (`chapters::syntax::dyck`), BERT masking.
     Dyck,
+    /// Copy agreement (`chapters::syntax::copy`, issue 52): 3 centre-embedded clauses whose verb
+    /// units end in a slot, always masked, that copies its own subject's class token.
+    Copy,
 }
 
 impl Grammar {
     /// Every grammar, in the order the search and the docs list them.
-    pub const ALL: [Grammar; 4] = [Grammar::Agreement, Grammar::Nested, Grammar::NestedVerbs, Grammar::Dyck];
+    pub const ALL: [Grammar; 5] =
+        [Grammar::Agreement, Grammar::Nested, Grammar::NestedVerbs, Grammar::Dyck, Grammar::Copy];
 
     /// The name used in flags, URLs and CSV.
     pub fn name(self) -> &'static str {
@@ -103,6 +107,7 @@ impl Grammar {
             Grammar::Nested => "nested",
             Grammar::NestedVerbs => "nested-verbs",
             Grammar::Dyck => "dyck",
+            Grammar::Copy => "copy",
         }
     }
 

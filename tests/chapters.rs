@@ -142,6 +142,33 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
     );
 }
 
+/// Copy agreement (issue 52) trains on its own vocabulary and positions, and its rows carry the
+/// slot metrics, written as the columns appended after the contract ones.
+#[test]
+fn copy_agreement_trains_with_its_slot_columns() {
+    use plateau::chapters::syntax::language::{max_len, vocab_size, Grammar};
+    use plateau::history::Row;
+    let mut cfg = syntax(1);
+    cfg.set("grammar", "copy").unwrap();
+    let shape = syntax::model_config(&cfg);
+    assert_eq!((shape.vocab, shape.positions), (65, 30));
+    let mut t = SyntaxTrainer::new(cfg.clone(), &cpu_device()).unwrap();
+    assert_eq!(block_on(t.advance()), Status::Running);
+    let r = &t.history.rows[0];
+    let slots = r.slots.expect("copy rows carry the slot metrics");
+    // near-uniform logits at init: the slot loss at every depth ≈ ln 65; the class part at chance
+    let ln_v = (vocab_size(Grammar::Copy) as f64).ln();
+    for v in [slots.loss, slots.by_depth[0], slots.by_depth[1], slots.by_depth[2], r.verb_loss] {
+        assert!((v - ln_v).abs() < 0.15, "{v} vs ln V = {ln_v}");
+    }
+    assert!((r.verb_number_loss - 2f64.ln()).abs() < 0.05);
+    assert!((0.0..=1.0).contains(&slots.acc) && r.offset_uas_subject < 0.5);
+    let columns = syntax::SyntaxRow::columns(&cfg);
+    assert_eq!(&columns[columns.len() - 5..], syntax::SLOT_COLUMNS);
+    assert_eq!(r.cells().len(), columns.len());
+    assert!(t.history.snapshots[0].words.len() <= max_len(Grammar::Copy));
+}
+
 #[test]
 fn the_nested_languages_train_on_their_own_vocabulary_and_positions() {
     use plateau::chapters::syntax::language::{max_len, vocab_size, Grammar};
@@ -175,6 +202,7 @@ fn the_nested_languages_train_on_their_own_vocabulary_and_positions() {
     let mut cfg = syntax(1);
     let err = cfg.set("grammar", "english").unwrap_err().to_string();
     assert!(err.contains("agreement") && err.contains("nested-verbs") && err.contains("dyck"), "{err}");
+    assert!(err.contains("copy"), "{err}");
 }
 
 #[test]

@@ -404,14 +404,14 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "grammar",
-        doc: "Chapter 3's language: agreement (the dependency grammar with number agreement; the paper preset's), nested (centre-embedded clauses whose verb its subject selects, matched by index particles; the interactive default, on 1 layer), nested-verbs (the same with only verbs masked) or dyck (typed brackets nested like Dyck words).",
-        kind: Kind::Choice(&["agreement", "nested", "nested-verbs", "dyck"]),
+        doc: "Chapter 3's language: agreement (the dependency grammar with number agreement; the paper preset's), nested (centre-embedded clauses whose verb its subject selects, matched by index particles; the interactive default, on 1 layer), nested-verbs (the same with only verbs masked), dyck (typed brackets nested like Dyck words) or copy (copy agreement: 3 centre-embedded clauses, each verb's always-masked slot copies its own subject's class token; lexicon does not apply).",
+        kind: Kind::Choice(&["agreement", "nested", "nested-verbs", "dyck", "copy"]),
         live: false,
         field: Field::Named(|c| c.grammar.name(), |c, s| c.grammar = Grammar::from_name(s).unwrap_or_default()),
         chapters: &[3],
         control: Some(Control {
             label: "Language",
-            help: "What the model learns: nested clauses whose verbs their subjects choose (the chapter's default, on 1 layer), subject–verb number agreement (its first version, on 2 layers), the nested language with only verbs masked, or typed brackets.",
+            help: "What the model learns: nested clauses whose verbs their subjects choose (the chapter's default, on 1 layer), subject–verb number agreement (its first version, on 2 layers), the nested language with only verbs masked, typed brackets, or a verb slot that copies its subject's class across embedded clauses.",
             chapters: &[3],
             widget: Widget::Select {
                 options: &[
@@ -419,6 +419,7 @@ pub const PARAMS: &[ParamSpec] = &[
                     ("agreement", "number agreement"),
                     ("nested-verbs", "nested, verbs masked"),
                     ("dyck", "typed brackets"),
+                    ("copy", "copy agreement"),
                 ],
             },
         }),

@@ -16,6 +16,7 @@
 //! plateau reproduce --experiment syntax [--strength 0.1] [--brief-until 200] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --search [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --experiment syntax --design [--configs a,b] [--seeds 0,1,2] [--finished-only]
+//! plateau reproduce --experiment syntax --copy [--configs a,b] [--seeds 0,1,2] [--finished-only]
 //! plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50] [--resume]
 //!             [--finished-only] [--transcription-dir results/transcription]
 //! plateau bench [--suite quick|full] [--backends ndarray,flex,wgpu] [--torch CMD|none]
@@ -99,6 +100,9 @@ const USAGE_HEAD: &str = "usage:
   plateau reproduce --experiment syntax --design [--configs a,b] [--seeds 0,1,2] [--finished-only]
                         (the language design search: which grammar gives a sudden drop with the
                          syntactic heads; section chapter3-design)
+  plateau reproduce --experiment syntax --copy [--configs a,b] [--seeds 0,1,2] [--finished-only]
+                        (copy agreement, issue 52: the reference configuration and one factor at a
+                         time from it; section chapter3-copy)
   plateau reproduce --preset paper --against-transcription [--seeds 0..9] [--after-drop 50]
               [--resume | --finished-only] [--csv-dir results/seeds] [--transcription-dir results/transcription]
                         (chapter 1 at c = 1, the engine's seeds against the PyTorch transcription's
@@ -192,6 +196,7 @@ const SWITCHES: &[&str] = &[
     "learning-order",
     "search",
     "design",
+    "copy",
     "against-transcription",
 ];
 

@@ -1,11 +1,12 @@
 //! Chapter 3's languages behind one face: what the trainer, the probe and the documents ask of a
 //! [`Grammar`] (its vocabulary, its longest sentence, its sentences with gold trees, its masking
 //! and its minimal pairs), dispatched to the agreement grammar ([`super::data`]), the nested
-//! language ([`super::nested`]) or the bracket language ([`super::dyck`]). The agreement grammar's draws are exactly those of `data`'s own
+//! language ([`super::nested`]), the bracket language ([`super::dyck`]) or copy agreement
+//! ([`super::copy`]). The agreement grammar's draws are exactly those of `data`'s own
 //! functions, so its rows are unchanged by the option.
 
 use super::data::{self, AgreementItem, Sentence};
-use super::{dyck, nested};
+use super::{copy, dyck, nested};
 pub use crate::config::Grammar;
 use rand_chacha::ChaCha8Rng;
 
@@ -18,6 +19,7 @@ pub fn vocab_size(g: Grammar) -> usize {
         Grammar::Agreement => data::vocab_size(),
         Grammar::Nested | Grammar::NestedVerbs => nested::vocab_size(),
         Grammar::Dyck => dyck::vocab_size(),
+        Grammar::Copy => copy::vocab_size(),
     }
 }
 
@@ -27,6 +29,7 @@ pub fn max_len(g: Grammar) -> usize {
         Grammar::Agreement => data::MAX_LEN,
         Grammar::Nested | Grammar::NestedVerbs => nested::MAX_LEN,
         Grammar::Dyck => dyck::MAX_LEN,
+        Grammar::Copy => copy::MAX_LEN,
     }
 }
 
@@ -36,6 +39,7 @@ pub fn word(g: Grammar, id: i64) -> &'static str {
         Grammar::Agreement => data::word(id),
         Grammar::Nested | Grammar::NestedVerbs => nested::word(id),
         Grammar::Dyck => dyck::word(id),
+        Grammar::Copy => copy::word(id),
     }
 }
 
@@ -45,6 +49,7 @@ pub fn sample(g: Grammar, rng: &mut ChaCha8Rng, lexicon: usize) -> Sentence {
         Grammar::Agreement => data::sample_with(rng, lexicon),
         Grammar::Nested | Grammar::NestedVerbs => nested::sample_with(rng, lexicon),
         Grammar::Dyck => dyck::sample(rng),
+        Grammar::Copy => copy::sample(rng),
     }
 }
 
@@ -63,6 +68,9 @@ pub fn pair_words(g: Grammar) -> (&'static str, &'static str, &'static str) {
             ("selection part", "the verb its subject selects against another noun's", "selection accuracy")
         }
         Grammar::Dyck => ("bracket-type part", "the right closing bracket against the next type", "bracket accuracy"),
+        Grammar::Copy => {
+            ("class part", "the outermost slot's right class against the next class", "slot class accuracy")
+        }
     }
 }
 
@@ -88,6 +96,7 @@ pub fn chart_words(g: Grammar) -> ChartWords {
         Grammar::Agreement => ("far-subject verbs", "agreement onset"),
         Grammar::Nested | Grammar::NestedVerbs => ("far-subject verbs", "selection onset"),
         Grammar::Dyck => ("far outer closing brackets", "bracket-type onset"),
+        Grammar::Copy => ("outermost agreement slots", "copy onset"),
     };
     ChartWords { target, part, accuracy, pair, onset }
 }
@@ -98,6 +107,7 @@ pub fn source_file(g: Grammar) -> &'static str {
         Grammar::Agreement => "src/chapters/syntax/data.rs",
         Grammar::Nested | Grammar::NestedVerbs => "src/chapters/syntax/nested.rs",
         Grammar::Dyck => "src/chapters/syntax/dyck.rs",
+        Grammar::Copy => "src/chapters/syntax/copy.rs",
     }
 }
 
@@ -109,12 +119,14 @@ pub fn minimal_pairs(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize)
         Grammar::Agreement => data::agreement_items_with(rng, n, lexicon),
         Grammar::Nested | Grammar::NestedVerbs => nested::selection_items_with(rng, n, lexicon),
         Grammar::Dyck => dyck::items(rng, n),
+        Grammar::Copy => copy::items(rng, n),
     }
 }
 
 /// The MLM inputs and targets of a padded batch: BERT masking ([`data::mlm_mask`]) over every
 /// real position, or, for [`Grammar::NestedVerbs`], over the verbs only, each selected with
-/// [`VERB_MASK_PROB`] (at least one per sentence), with the same 80/10/10 replacement.
+/// [`VERB_MASK_PROB`] (at least one per sentence), with the same 80/10/10 replacement; for
+/// [`Grammar::Copy`] every agreement slot always and the other words with 0.15 ([`copy::mask`]).
 pub fn mask(
     g: Grammar,
     sentences: &[Sentence],
@@ -131,6 +143,37 @@ pub fn mask(
             let verbs: Vec<Vec<usize>> = sentences.iter().map(|s| s.verb_positions.clone()).collect();
             data::mlm_mask_among(tokens, lengths, t, nested::n_words(), Some(&verbs), VERB_MASK_PROB, rng)
         }
+        Grammar::Copy => copy::mask(sentences, tokens, lengths, t, rng),
+    }
+}
+
+/// The SAS edge mask `[batch, t, t]` of language `g`: both directions of every gold arc
+/// ([`super::metrics::sas_edge_mask`]), or for [`Grammar::Copy`] both directions of each slot's
+/// pairs with its own subject's class token, noun and particle ([`copy::sas_pairs`]).
+pub fn sas_edges(g: Grammar, sentences: &[Sentence], lengths: &[usize], t: usize) -> Vec<f32> {
+    match g {
+        Grammar::Copy => {
+            let pairs: Vec<Vec<(usize, usize)>> = sentences.iter().map(copy::sas_pairs).collect();
+            super::metrics::sas_pair_mask(&pairs, lengths, t)
+        }
+        _ => super::metrics::sas_edge_mask(&data::gold_heads(sentences), lengths, t),
+    }
+}
+
+/// The arcs of `uas_subject`: the main subject's head noun → the main verb (nsubj; in `dyck` the
+/// outer closing bracket → its opening one), or for [`Grammar::Copy`] every slot → its own
+/// subject's class token ([`copy::slot_arcs`]); every other word `None`.
+pub fn subject_arcs(g: Grammar, sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
+    match g {
+        Grammar::Copy => copy::slot_arcs(sentences),
+        _ => sentences
+            .iter()
+            .map(|s| {
+                let mut h = vec![None; s.len()];
+                h[s.subject] = Some(s.root);
+                h
+            })
+            .collect(),
     }
 }
 

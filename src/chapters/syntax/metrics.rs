@@ -171,6 +171,68 @@ pub fn sas_edge_mask(gold: &[Vec<Option<usize>>], lengths: &[usize], t: usize) -
     e
 }
 
+/// [`sas_edge_mask`] for explicit pairs: `E[b,i,j] = E[b,j,i] = 1` for every `(i, j)` of
+/// `pairs[b]` with `i ≠ j` and both below `min(lengths[b], t)`, 0 elsewhere (copy agreement's
+/// slot ↔ subject pairs, which are not all tree arcs).
+pub fn sas_pair_mask(pairs: &[Vec<(usize, usize)>], lengths: &[usize], t: usize) -> Vec<f32> {
+    let mut e = vec![0.0f32; pairs.len() * t * t];
+    for (b, p) in pairs.iter().enumerate() {
+        let len = lengths.get(b).map_or(0, |&l| l.min(t));
+        for &(i, j) in p.iter().filter(|&&(i, j)| i != j && i < len && j < len) {
+            e[(b * t + i) * t + j] = 1.0;
+            e[(b * t + j) * t + i] = 1.0;
+        }
+    }
+    e
+}
+
+/// The loss and accuracy at agreement slots ([`slot_metrics`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SlotMetrics {
+    /// Mean cross-entropy of the right class over every slot.
+    pub loss: f64,
+    /// The same over the slots of clause depth 0 (outermost), 1 and 2; NaN for a depth with none.
+    pub by_depth: [f64; 3],
+    /// Share of slots whose largest logit (over the whole vocabulary) is the right class.
+    pub acc: f64,
+}
+
+/// Slot metrics from `logits: [K, vocab]` row-major at K slots with right tokens `targets` and
+/// clause depths `depths`: the loss [`mean_nll`] over all and per depth (depths ≥ 3 count only in
+/// the whole), and the top-1 accuracy `mean_k 1[argmax z_k = y_k]` (ties to the lowest id, as
+/// [`argmax_by`]). No slots: every field NaN.
+pub fn slot_metrics(logits: &[f32], vocab: usize, targets: &[i64], depths: &[usize]) -> SlotMetrics {
+    let rows = |keep: &dyn Fn(usize) -> bool| -> (Vec<f32>, Vec<i64>) {
+        let mut z = vec![];
+        let mut y = vec![];
+        for (k, &t) in targets.iter().enumerate() {
+            if keep(k) {
+                z.extend_from_slice(logits.get(k * vocab..(k + 1) * vocab).unwrap_or(&[]));
+                y.push(t);
+            }
+        }
+        (z, y)
+    };
+    let depth_loss = |d: usize| {
+        let (z, y) = rows(&|k| depths.get(k) == Some(&d));
+        mean_nll(&z, vocab, &y)
+    };
+    let hits = targets
+        .iter()
+        .enumerate()
+        .filter(|&(k, &y)| {
+            logits
+                .get(k * vocab..(k + 1) * vocab)
+                .is_some_and(|z| argmax_by(z.iter().copied().enumerate()).is_some_and(|a| a as i64 == y))
+        })
+        .count();
+    SlotMetrics {
+        loss: mean_nll(logits, vocab, targets),
+        by_depth: [depth_loss(0), depth_loss(1), depth_loss(2)],
+        acc: if targets.is_empty() { f64::NAN } else { hits as f64 / targets.len() as f64 },
+    }
+}
+
 /// The SAS regularizer on the host (for testing the tensor version):
 /// `R = (1/B) Σ_b Σ_l Σ_h Σ_{i,j} A[l,h,b,i,j] · E[b,i,j]`, the attention weight on both
 /// directions of every dependency arc, summed over layers, heads and arcs and **averaged over

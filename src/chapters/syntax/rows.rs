@@ -1,7 +1,7 @@
 //! Chapter 3's records: one [`SyntaxRow`] per evaluated step (its first six CSV columns are a
 //! contract) and [`SyntaxSnapshot`]s of the best head on the showcase sentence.
 
-use super::metrics::Direction;
+use super::metrics::{Direction, SlotMetrics};
 use crate::config::RunConfig;
 use crate::history::{AtStep, Record, Row};
 use serde::{Deserialize, Serialize};
@@ -29,6 +29,13 @@ pub const CSV_COLUMNS: &[&str] = &[
     "agreement_logodds",
     "verb_number_loss",
 ];
+
+/// The columns appended after [`CSV_COLUMNS`] in a run of the copy-agreement language only
+/// (`grammar = copy`; [`SyntaxRow::slots`]): the loss at the always-masked agreement slots of
+/// the held-out batch, by the slot's clause depth (0 the outermost), and the slots' top-1
+/// accuracy. Other grammars write none of them, so their files (the golden ones included) keep
+/// their columns; read back, a file without them has `slots = None`.
+pub const SLOT_COLUMNS: &[&str] = &["slot_loss", "slot_loss_d0", "slot_loss_d1", "slot_loss_d2", "slot_acc"];
 
 /// Metrics of one evaluated step (the model after `step` updates).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,6 +86,10 @@ pub struct SyntaxRow {
     /// The number part of `verb_loss` on the same items: the cross-entropy of the right verb
     /// form against its other-number twin only ([`super::metrics::pair_loss`]; ln 2 at chance).
     pub verb_number_loss: f64,
+    /// Copy agreement only ([`SLOT_COLUMNS`]): the held-out batch's slot loss, by depth, and
+    /// accuracy ([`super::metrics::slot_metrics`]); `None` for the other grammars.
+    #[serde(default)]
+    pub slots: Option<SlotMetrics>,
 }
 
 /// The best head's view of the showcase sentence ([`showcase_sentence`](super::showcase_sentence), the same at every step)
@@ -131,9 +142,9 @@ pub fn direction_name(d: Direction) -> &'static str {
 }
 
 impl Row for SyntaxRow {
-    /// [`CSV_COLUMNS`].
-    fn columns(_cfg: &RunConfig) -> Vec<String> {
-        CSV_COLUMNS.iter().map(|s| s.to_string()).collect()
+    /// [`CSV_COLUMNS`], then [`SLOT_COLUMNS`] for `grammar = copy`.
+    fn columns(cfg: &RunConfig) -> Vec<String> {
+        columns_for(cfg.grammar == crate::config::Grammar::Copy)
     }
 
     fn cells(&self) -> Vec<String> {
@@ -159,6 +170,13 @@ impl Row for SyntaxRow {
             r.agreement_logodds.to_string(),
             r.verb_number_loss.to_string(),
         ]
+        .into_iter()
+        .chain(
+            r.slots
+                .iter()
+                .flat_map(|x| [x.loss, x.by_depth[0], x.by_depth[1], x.by_depth[2], x.acc].map(|v| v.to_string())),
+        )
+        .collect()
     }
 
     fn read(rec: &Record) -> Result<SyntaxRow, String> {
@@ -182,13 +200,28 @@ impl Row for SyntaxRow {
             offset_uas_nonadjacent: rec.num("offset_uas_nonadjacent")?,
             agreement_logodds: rec.num("agreement_logodds")?,
             verb_number_loss: rec.num("verb_number_loss")?,
+            slots: match rec.text("slot_loss") {
+                Err(_) => None,
+                Ok(_) => Some(SlotMetrics {
+                    loss: rec.num("slot_loss")?,
+                    by_depth: [rec.num("slot_loss_d0")?, rec.num("slot_loss_d1")?, rec.num("slot_loss_d2")?],
+                    acc: rec.num("slot_acc")?,
+                }),
+            },
         })
     }
 }
 
-/// Rows as CSV ([`CSV_COLUMNS`], then one line per row).
+/// [`CSV_COLUMNS`], followed by [`SLOT_COLUMNS`] when `slots`.
+fn columns_for(slots: bool) -> Vec<String> {
+    let extra: &[&str] = if slots { SLOT_COLUMNS } else { &[] };
+    CSV_COLUMNS.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+/// Rows as CSV ([`CSV_COLUMNS`], and [`SLOT_COLUMNS`] when the rows have them, then one line per
+/// row).
 pub fn to_csv(rows: &[SyntaxRow]) -> String {
-    crate::history::to_csv(&CSV_COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>(), rows)
+    crate::history::to_csv(&columns_for(rows.first().is_some_and(|r| r.slots.is_some())), rows)
 }
 
 /// Rows back from [`to_csv`]'s text ([`crate::history::from_csv`]: columns found by name, so a

@@ -6,6 +6,10 @@
 use super::rows::SyntaxRow;
 use crate::report::{span, step};
 
+// The copy-agreement runs (issue 52).
+mod copy;
+pub use copy::*;
+
 // The sections of REPRODUCTION.md: written by the command line, never by the page.
 #[cfg(feature = "engine")]
 mod section;

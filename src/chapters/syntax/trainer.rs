@@ -12,6 +12,7 @@
 //! agreement accuracy on a fixed set of minimal pairs drawn once per seed (`Table` stream). Then
 //! one AdamW step unless `s` is the last.
 
+use super::copy;
 use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, PAD};
 use super::language::{self as lang, Grammar};
 use super::metrics::{self as m, Direction};
@@ -60,16 +61,10 @@ pub type SyntaxTrainer = Trainer<Syntax>;
 
 /// The gold heads of one relation only: the main subject's head noun → the main verb (nsubj);
 /// every other word `None`, so the UAS probe scores just that arc (Chen et al.'s probe reports
-/// accuracy per relation).
+/// accuracy per relation). Copy agreement scores its slot → subject class arcs instead
+/// ([`lang::subject_arcs`]).
 pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
-    sentences
-        .iter()
-        .map(|s| {
-            let mut h = vec![None; s.len()];
-            h[s.subject] = Some(s.root);
-            h
-        })
-        .collect()
+    lang::subject_arcs(Grammar::Agreement, sentences)
 }
 
 /// The fixed `verb_loss` items of a seed: the first [`VERB_ITEMS`] sentences of the seed's `Table`
@@ -183,6 +178,22 @@ fn sas_tensor(attention: &[Tensor<4>], edges: &Tensor<3>) -> Tensor<1> {
     total.expect("at least one layer").div_scalar(b)
 }
 
+/// [`m::slot_metrics`] of copy-agreement sentences from the logits `[b, t, vocab]` of their
+/// masked batch (every slot masked): the rows at each sentence's slots, their classes (`tokens`,
+/// the unmasked batch) and clause depths ([`copy::slots`]).
+fn slot_metrics(logits: Vec<f32>, sentences: &[Sentence], tokens: &[i64], t: usize, v: usize) -> m::SlotMetrics {
+    let (mut z, mut y, mut d) = (vec![], vec![], vec![]);
+    for (b, s) in sentences.iter().enumerate() {
+        for x in copy::slots(s) {
+            let k = b * t + x.pos;
+            z.extend_from_slice(&logits[k * v..(k + 1) * v]);
+            y.push(tokens[k]);
+            d.push(x.depth);
+        }
+    }
+    m::slot_metrics(&z, v, &y, &d)
+}
+
 /// The encoder shape a chapter 3 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
     TransformerConfig::sized(cfg, lang::vocab_size(cfg.grammar), lang::max_len(cfg.grammar), true, false)
@@ -239,7 +250,7 @@ impl Chapter for Syntax {
         let fwd = model.forward_padded(int_tensor(inputs, b, t, device), None, Some(pad_mask(&p.tokens, b, t, device)));
         let mlm = mlm_loss(fwd.logits, &targets, device);
         let edges =
-            Tensor::<3>::from_data(TensorData::new(m::sas_edge_mask(&p.gold, &p.lengths, t), [b, t, t]), device);
+            Tensor::<3>::from_data(TensorData::new(lang::sas_edges(g, &sentences, &p.lengths, t), [b, t, t]), device);
         let reg = sas_tensor(&fwd.attention, &edges);
         let lambda = lambda_at(cfg, s);
         let watch = vec![mlm.clone(), reg.clone()];
@@ -274,6 +285,12 @@ impl Chapter for Syntax {
         // Held-out MLM loss (masked with the same eval stream, after the sentences).
         let (inputs, targets) = lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut rng);
         let masked = model.forward_padded(int_tensor(inputs, eb, t, plain), None, Some(pads.clone()));
+        // Copy agreement: the loss and accuracy at the always-masked slots of the same batch.
+        let slots = if g == Grammar::Copy {
+            Some(slot_metrics(read_f32(masked.logits.clone()).await, &sentences, &p.tokens, t, lang::vocab_size(g)))
+        } else {
+            None
+        };
         let heldout_loss = read_f32(mlm_loss(masked.logits, &targets, plain)).await[0] as f64;
 
         // The probe reads the attention on the unmasked sentences.
@@ -287,10 +304,10 @@ impl Chapter for Syntax {
         let scores = m::uas_per_head(&attn, layers, heads, eb, t, &p.gold, &p.lengths);
         let best = m::best_head(&scores);
         let (_, offset_uas) = m::best_offset_baseline(&p.gold, &p.lengths);
-        let subj = subject_arcs(&sentences);
+        let subj = lang::subject_arcs(g, &sentences);
         let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, t, &subj, &p.lengths)).uas;
         let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
-        let edges = m::sas_edge_mask(&p.gold, &p.lengths, t);
+        let edges = lang::sas_edges(g, &sentences, &p.lengths, t);
         let sas_reg = m::sas_reg(&attn, layers, heads, eb, t, &edges);
 
         // Agreement: logits at the masked main verb.
@@ -405,6 +422,7 @@ impl Chapter for Syntax {
             offset_uas_nonadjacent,
             agreement_logodds,
             verb_number_loss,
+            slots,
         };
         (row, snap)
     }

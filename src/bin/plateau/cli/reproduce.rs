@@ -37,6 +37,7 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "fresh-seeds",
             "search",
             "design",
+            "copy",
             "configs",
             "max-memory",
             "against-transcription",

@@ -1,4 +1,5 @@
-//! `plateau reproduce --experiment syntax`: the four conditions, and the `--search` for a plateau.
+//! `plateau reproduce --experiment syntax`: the four conditions, the `--search` for a plateau, the
+//! `--design` search of languages and the `--copy` agreement runs (issue 52).
 
 use super::shared::{change_text, int_flag, list_flag, seed_list, subset_flag, written_by, MAX_STEPS};
 use super::sweep::{Sweep, SYNTAX_RUNS};
@@ -76,44 +77,108 @@ pub(super) const SYNTAX_DESIGN: &[(&str, &str, &str, super::reproduce_anchors::P
     ),
 ];
 
+/// Issue 52's reference configuration of the copy-agreement language, as changes to the
+/// agreement grammar's interactive configuration (2 layers × 4 heads, d 64, d_ff 256, lr 10⁻³,
+/// weight decay 0.01 already): the language, batch 128, a 100-step warm-up, 5000 steps.
+pub(super) const COPY_REFERENCE: super::reproduce_anchors::Pairs =
+    &[("grammar", "copy"), ("batch", "128"), ("warmup", "100"), ("steps", "5000")];
+
+/// The copy-agreement runs (issue 52 item 2): the reference configuration ([`COPY_REFERENCE`]),
+/// then one factor at a time from it. `(slug, name, folder, changes from the reference)`.
+pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pairs)] = &[
+    ("reference", "the reference configuration", "syntax-copy", &[]),
+    ("lr3e-3", "learning rate 3·10⁻³", "syntax-copy", &[("lr", "0.003")]),
+    ("batch256", "batch 256", "syntax-copy", &[("batch", "256")]),
+    ("heads1", "1 head per layer", "syntax-copy", &[("heads", "1")]),
+    ("layers3", "3 layers", "syntax-copy", &[("layers", "3")]),
+    ("wide", "width 128", "syntax-copy", &[("d-model", "128"), ("d-ff", "512")]),
+];
+
+/// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
+/// its steps and each run's summary.
+type Cell<T> = (String, String, usize, Vec<T>);
+
 /// Trains (or reads back) every configuration × seed of a chapter 3 sweep into
-/// `{csv-dir}/{folder}/{slug}-seed{s}`, `--configs` choosing which may train; returns the
-/// finished runs per configuration.
-fn syntax_cells(
+/// `{csv-dir}/{folder}/{slug}-seed{s}`, each `base` with its changes, `--configs` choosing which
+/// may train; returns the finished runs per configuration, each summarized by `summarize(rows,
+/// slug, seed, wall seconds)`.
+fn run_cells<T>(
     flags: &Flags,
+    base: &RunConfig,
     list: &[(&str, &str, &str, super::reproduce_anchors::Pairs)],
     sweep: &mut Sweep,
-) -> Result<Vec<plateau::chapters::syntax::summary::SearchCell>, CliError> {
-    use plateau::chapters::syntax::summary as r;
+    summarize: impl Fn(&[plateau::chapters::syntax::SyntaxRow], &str, u64, f64) -> T,
+) -> Result<Vec<Cell<T>>, CliError> {
     let seeds = seed_list(flags, "0,1,2")?;
     let root = flags.get("csv-dir").unwrap_or("results");
     let only = subset_flag(flags, "configs", "configuration", &list.iter().map(|a| a.0).collect::<Vec<_>>())?;
-    let base = RunConfig::syntax_agreement(Preset::Interactive);
     let mut cells = vec![];
     for (slug, name, folder, changes) in list {
         let dir = format!("{root}/{folder}");
         std::fs::create_dir_all(&dir)?;
         let train_this = only.as_ref().is_none_or(|o| o.contains(slug));
-        let mut cell =
-            r::SearchCell { name: name.to_string(), change: change_text(changes), steps: base.steps, runs: vec![] };
+        let mut cell = (name.to_string(), change_text(changes), base.steps, vec![]);
         for &seed in &seeds {
             let mut cfg = base.clone();
             for (k, v) in *changes {
                 cfg.set(k, v)?;
             }
             cfg.seed = seed;
-            cell.steps = cfg.steps;
+            cell.2 = cfg.steps;
             let stem = format!("{dir}/{slug}-seed{seed}");
             let label = format!("{slug} seed={seed}");
             if let Some((rows, secs)) = sweep.run(&SYNTAX_RUNS, &cfg, &stem, &label, train_this)? {
-                cell.runs.push(r::summarize_syntax(&rows, slug, (0.0, 0, 0), seed, secs));
+                cell.3.push(summarize(&rows, slug, seed, secs));
             }
         }
-        if !cell.runs.is_empty() {
+        if !cell.3.is_empty() {
             cells.push(cell);
         }
     }
     Ok(cells)
+}
+
+/// [`run_cells`] from the agreement grammar's interactive configuration, each run summarized by
+/// [`plateau::chapters::syntax::summary::summarize_syntax`].
+fn syntax_cells(
+    flags: &Flags,
+    list: &[(&str, &str, &str, super::reproduce_anchors::Pairs)],
+    sweep: &mut Sweep,
+) -> Result<Vec<plateau::chapters::syntax::summary::SearchCell>, CliError> {
+    use plateau::chapters::syntax::summary as r;
+    let base = RunConfig::syntax_agreement(Preset::Interactive);
+    let cells = run_cells(flags, &base, list, sweep, |rows, slug, seed, secs| {
+        r::summarize_syntax(rows, slug, (0.0, 0, 0), seed, secs)
+    })?;
+    Ok(cells.into_iter().map(|(name, change, steps, runs)| r::SearchCell { name, change, steps, runs }).collect())
+}
+
+/// The reference configuration of the copy-agreement language ([`COPY_REFERENCE`]).
+pub(super) fn copy_reference() -> Result<RunConfig, CliError> {
+    let mut cfg = RunConfig::syntax_agreement(Preset::Interactive);
+    for (k, v) in COPY_REFERENCE {
+        cfg.set(k, v)?;
+    }
+    Ok(cfg)
+}
+
+/// `plateau reproduce --experiment syntax --copy [--configs a,b] [--finished-only]`: every
+/// configuration of [`COPY_CONFIGS`] × seeds; writes the `chapter3-copy` section.
+pub(super) fn reproduce_syntax_copy(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::syntax::summary as r;
+    let base = copy_reference()?;
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
+    let cells =
+        run_cells(flags, &base, COPY_CONFIGS, &mut sweep, |rows, _, seed, secs| r::summarize_copy(rows, seed, secs))?;
+    if let Some(done) = sweep.finish(cells.len()) {
+        return done;
+    }
+    let cells: Vec<r::CopyCell> =
+        cells.into_iter().map(|(name, change, steps, runs)| r::CopyCell { name, change, steps, runs }).collect();
+    let dir = format!("{}/syntax-copy", flags.get("csv-dir").unwrap_or("results"));
+    let body = r::copy_section(&written_by(args, kind), &dir, &base, &cells);
+    sweep.publish(flags, "chapter3-copy", &body, None)
 }
 
 /// `plateau reproduce --experiment syntax --design [--configs a,b] [--finished-only]`: every
@@ -159,6 +224,9 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     use plateau::chapters::syntax::summary as r;
     if flags.get("design").is_some() {
         return reproduce_syntax_design(flags, args);
+    }
+    if flags.get("copy").is_some() {
+        return reproduce_syntax_copy(flags, args);
     }
     if flags.get("search").is_some() {
         return reproduce_syntax_search(flags, args);

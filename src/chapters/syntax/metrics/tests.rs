@@ -454,3 +454,34 @@ fn plateau_span_follows_a_plateau_while_it_lasts_and_after_it_ends() {
     assert_eq!(plateau_span(&steps, &[1.0, 0.99, 0.97, 0.93, 0.85, 0.69], false, PLATEAU_RULE), None);
     assert_eq!(plateau_span(&steps, &[1.0, 1.0], false, PLATEAU_RULE), None);
 }
+
+#[test]
+fn slot_metrics_by_hand() {
+    // vocab 3; slot 0 (depth 0, class 1): uniform → ln 3, argmax 0 (wrong); slot 1 (depth 1,
+    // class 2): [0, 0, ln 2] → p = 2/4, ln 2, right; slot 2 (depth 2, class 0): [ln 3, 0, 0] →
+    // p = 3/5, ln(5/3), right.
+    let (l2, l3) = (2f32.ln(), 3f32.ln());
+    let z = [0.0, 0.0, 0.0, 0.0, 0.0, l2, l3, 0.0, 0.0];
+    let s = slot_metrics(&z, 3, &[1, 2, 0], &[0, 1, 2]);
+    let want = [3f64.ln(), 2f64.ln(), (5.0f64 / 3.0).ln()];
+    for (got, want) in s.by_depth.iter().zip(want) {
+        assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+    }
+    assert!((s.loss - 10f64.ln() / 3.0).abs() < 1e-6, "(ln 3 + ln 2 + ln 5/3) / 3 = ln 10 / 3");
+    assert!((s.acc - 2.0 / 3.0).abs() < 1e-12);
+    // a depth without slots is NaN; no slots at all: NaN everywhere
+    let one = slot_metrics(&z[..3], 3, &[1], &[0]);
+    assert!(one.by_depth[1].is_nan() && one.by_depth[2].is_nan() && one.acc == 0.0);
+    let none = slot_metrics(&[], 3, &[], &[]);
+    assert!(none.loss.is_nan() && none.acc.is_nan());
+}
+
+#[test]
+fn sas_pair_mask_by_hand() {
+    // one sentence of length 3 in t = 4: pairs (2, 0) and (1, 1) (the diagonal is skipped) and
+    // (3, 0) (padding, skipped)
+    let e = sas_pair_mask(&[vec![(2, 0), (1, 1), (3, 0)]], &[3], 4);
+    let ones: Vec<usize> = (0..16).filter(|&k| e[k] == 1.0).collect();
+    assert_eq!(ones, vec![2, 8], "E[0,2] and E[2,0]");
+    assert_eq!(e.iter().sum::<f32>(), 2.0);
+}

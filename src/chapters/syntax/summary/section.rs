@@ -3,8 +3,8 @@
 //! (`plateau reproduce --experiment syntax [--search | --design]` writes them).
 
 use super::{
-    design_findings, design_table, search_findings, search_table, syntax_comparison, syntax_table, SearchCell,
-    SyntaxSummary,
+    copy_findings, copy_table, design_findings, design_table, search_findings, search_table, syntax_comparison,
+    syntax_table, CopyCell, SearchCell, SyntaxSummary,
 };
 use crate::chapters::syntax::metrics as m;
 use crate::config::RunConfig;
@@ -71,6 +71,36 @@ pub fn design_section(written_by: &str, base: &RunConfig, cells: &[SearchCell], 
         crate::chapters::syntax::PROBE_SENTENCES,
         design_table(cells),
         design_findings(cells),
+    )
+}
+
+/// The copy-agreement section (issue 52): the reference configuration `base` reproduced, and any
+/// configuration of the search that changes one factor of it.
+pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[CopyCell]) -> String {
+    format!(
+        "## Chapter 3 — copy agreement: the reference configuration and its search (generated)\n\n\
+         {}, from the runs in `{dir}/` named in `COPY_CONFIGS` (`src/bin/plateau/cli/reproduce_syntax.rs`). \
+         The language is `src/chapters/syntax/copy.rs` (issue 52: 3 centre-embedded clauses, each verb's agreement slot, \
+         always masked, copies its own subject's class token; classes a permutation of 3, particles distinct from 8, \
+         24 nouns and 24 verbs, 0–2 fillers after each unit, every other word masked with p = 0.15). The reference \
+         configuration: {}, warm-up {} steps, the engine's pre-LN encoder with the paper's init. For every run: the \
+         plateau of `slot_loss` (the loss at every slot of the {} held-out sentences of each evaluation, masked as in \
+         training) that ends in its drop, by `metrics::syntax::plateau_end` (≥ 5 evaluations within 4σ̂, then a fall of \
+         6σ̂ that holds for 2), the fall's 10 % and 90 % steps (`fall_width`: held for {} evaluations, the floor the \
+         median of the last {}), sudden when the width is at most {} of the plateau (`is_sudden`), the onset of the best \
+         head's UAS on the slot → subject class arcs (`uas_subject`, the same plateau rule rising) and whether it lies \
+         within two evaluations of the drop; the slot accuracy and that UAS at the end (means of the last 5 \
+         evaluations) against the best fixed-offset guess (offsets −3..+2). All these rules are the design search's, \
+         fixed before any run. Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}",
+        written_by,
+        crate::report::model_line(base),
+        base.warmup,
+        base.eval_batch,
+        m::FALL_SUSTAIN,
+        m::FLOOR_EVALS,
+        m::SUDDEN_SHARE,
+        copy_table(cells),
+        copy_findings(cells),
     )
 }
 

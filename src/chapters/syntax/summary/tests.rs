@@ -23,6 +23,7 @@ fn srow(step: usize, verb: f64, uas: f64, agree: f64) -> SyntaxRow {
         offset_uas_nonadjacent: 0.2,
         agreement_logodds: 0.0,
         verb_number_loss: verb / 3.0,
+        slots: None,
     }
 }
 
