@@ -91,7 +91,21 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          head's UAS on the slot → subject class arcs (`uas_subject`, the same plateau rule rising) and whether it lies \
          within two evaluations of the drop; the slot accuracy and that UAS at the end (means of the last 5 \
          evaluations) against the best fixed-offset guess (offsets −3..+2). All these rules are the design search's, \
-         fixed before any run. Every finished run of this command is listed.\n\n{}\n### What it shows\n\n{}",
+         fixed before any run. Every finished run of this command is listed.\n\n\
+         **Against the reference toy** (issue 52: pre-LN bidirectional encoder, 2 layers × 4 heads, d 64, d_ff 256, \
+         weights N(0, 0.02), AdamW lr 10⁻³, warm-up 100, weight decay 0.01, batch 128, fresh sentences each step, \
+         5000 steps). The same here: pre-LN blocks (`x += Attn(LN(x)); x += MLP(LN(x))`, a final LayerNorm), no causal \
+         mask, the shape, the optimizer's rate, decay and batch, fresh sentences every step (the `Train` stream). \
+         What differs or is not known of the reference: (1) the init is the paper's (`Init::Paper`): N(0, 0.02²) for \
+         the embeddings, Q, K, V, the MLP's first layer and the LM head, but the two output projections (attention out, \
+         MLP down) N(0, (0.02/√(2·layers))²), 0.01 at 2 layers; (2) learned position embeddings for 30 positions, an \
+         untied LM head without bias, biases 0, no CLS/SEP; (3) GELU in its tanh form (PyTorch's `nn.GELU` default is \
+         the exact one); (4) AdamW with betas (0.9, 0.999), ε 10⁻⁸, the decay on every parameter, the rate rising \
+         linearly over the first 100 steps and constant after (no decay of the rate); (5) the words other than the \
+         slots are replaced BERT-style when selected (80 % `MASK`, 10 % a random word, 10 % kept) and the loss is the \
+         mean over every target of the batch, slots and others; (6) four filler words, 0–2 after each of the six units \
+         (the example's trailing filler); (7) the slot loss is measured on {} fresh held-out sentences every {} steps.\n\n\
+         {}\n### What it shows\n\n{}",
         written_by,
         crate::report::model_line(base),
         base.warmup,
@@ -99,6 +113,8 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
         m::FALL_SUSTAIN,
         m::FLOOR_EVALS,
         m::SUDDEN_SHARE,
+        base.eval_batch,
+        base.eval_every,
         copy_table(cells),
         copy_findings(cells),
     )

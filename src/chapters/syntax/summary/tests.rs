@@ -143,3 +143,36 @@ fn syntax_summary_finds_plateau_events_and_the_comparison_counts_coincidences() 
     assert!(a < b && b < c, "{p}");
     assert!(p.contains("<td>cliff (150 steps)</td><td>3 of 3</td>"), "{p}");
 }
+
+/// A copy-agreement run by hand: the slot loss flat at ln 3 for steps 0–70, a cliff at 80, the
+/// slot → subject UAS rising at 90 (within two evaluations) to 0.6 against an offset guess of 0.2.
+#[test]
+fn copy_summary_reads_the_slot_loss_plateau_and_its_cliff() {
+    use crate::chapters::syntax::metrics::SlotMetrics;
+    let rows: Vec<SyntaxRow> = plateau_rows(80, 90)
+        .into_iter()
+        .enumerate()
+        .map(|(k, mut r)| {
+            let wobble = if k % 2 == 0 { 0.001 } else { -0.001 };
+            let loss = if r.step < 80 { 3f64.ln() + wobble } else { 0.05 + wobble };
+            let acc = if r.step < 80 { 0.33 } else { 0.98 };
+            r.slots = Some(SlotMetrics { loss, by_depth: [loss; 3], acc });
+            r
+        })
+        .collect();
+    let c = summarize_copy(&rows, 4, 12.0);
+    let p = c.plateau.expect("a plateau");
+    assert_eq!((p.start, p.end, p.event), (0, 70, 80));
+    assert!((p.level - 3f64.ln()).abs() < 0.01);
+    let f = c.fall.expect("a fall");
+    assert_eq!((f.from, f.to, f.width()), (80, 80, 0));
+    assert!(c.sudden && c.onset_with_drop() && c.syntactic());
+    assert_eq!(c.onset, Some(90));
+    assert!((c.slot_acc - 0.98).abs() < 1e-12 && (c.uas.0 - 0.6).abs() < 0.01 && c.offset_uas == 0.2);
+    let cell = CopyCell { name: "reference".into(), change: "—".into(), steps: 150, runs: vec![c] };
+    let t = copy_table(std::slice::from_ref(&cell));
+    assert!(t.contains("| reference | — | 4 | 0–70 (70) | 1.098 | 80 | 80–80 (0, 0.00) | yes | 90 (yes) |"), "{t}");
+    let f = copy_findings(&[cell]);
+    assert!(f.contains("1 of 1 drop, 1 sudden, 1 sudden with the onset"), "{f}");
+    assert!(f.contains("in some seeds"), "fewer than 3 seeds never give the verdict: {f}");
+}
