@@ -35,7 +35,7 @@ pub const CHAPTERS: [ChapterInfo; 4] = [
     ChapterInfo {
         number: 3,
         alias: "syntax",
-        title: "Syntax arrives suddenly",
+        title: "A head for syntax",
         label: "syntax",
         tasks: &[Task::Syntax],
     },
