@@ -3,13 +3,16 @@
 //! every configuration that was measured, its runs' *hero columns* (the few columns each
 //! chapter's hero figure draws), and the two questions the page asks of it: which runs were
 //! measured at the configuration on screen ([`matching`]), and does the live run agree with the
-//! measured run of its seed ([`agreement`]).
+//! measured run of its seed ([`agreement`]). Each configuration also names the command that
+//! trains its runs, as `REPRODUCTION.md`'s section on them quotes it ([`command_for`]).
 //!
 //! A configuration is identified by its URL query without the seed ([`group_key`]): the engine's
 //! one canonical form of a config (`v=3` and the keys that differ from the chapter's defaults),
 //! so the file and the page compute the same key from the same config, whatever the order or
 //! spelling of the record. Run records are read as the sweeps read them (serde, so a record
-//! written before a key existed takes that key's serde default).
+//! written before a key existed takes that key's serde default). Finding the runs on disk is the
+//! command line's (`plateau measured`); nothing here reads a file, so the page's view build has it
+//! all.
 
 use crate::config::{to_query, RunConfig};
 use serde::{Deserialize, Serialize};
@@ -25,8 +28,8 @@ pub const VERSION: u32 = 1;
 /// The most bytes of JSON the file may hold (under 300 KB after gzip: the page's download). The
 /// groups of `results/`'s top level (each chapter's main sweeps: the configurations the page's
 /// sliders reach) always go in; then the subfolders' groups in [`FOLDER_ORDER`] (within a folder,
-/// smallest first) while the file stays within this budget; the rest are left out, with the
-/// reason ([`build`]).
+/// those with the fewest keys changed from their chapter's defaults first, then the smallest)
+/// while the file stays within this budget; the rest are left out, with the reason ([`build`]).
 pub const BUDGET_BYTES: usize = 880_000;
 
 /// The order in which `results/`'s subfolders fill the budget: the runs of chapter 4's and
@@ -45,26 +48,28 @@ pub const FOLDER_ORDER: &[&str] = &[
     "syntax-search",
 ];
 
-/// The columns each chapter's hero figure draws, `step` first (CSV column names: a contract):
-/// chapter 1's output loss and test accuracy, chapter 2's two answers on the held-out pair and its
-/// key cosine by key distance, chapter 3's far-subject verb loss and subject → verb UAS, chapter
-/// 4's hidden-state cosine.
+/// The columns each chapter's hero figure draws or the page checks a live run by, `step` first
+/// (CSV column names: a contract): chapter 1's loss, output loss, test accuracy and first-token
+/// accuracy; chapter 2's two answers on the held-out pair, its training accuracy and its key
+/// cosine by key distance; chapter 3's far-subject verb loss, subject → verb UAS (and its offset
+/// baseline) and held-out loss; chapter 4's loss, hidden-state cosine and repetition.
 pub fn hero_columns(experiment: &str) -> &'static [&'static str] {
     match experiment {
         "anchors" => &[
             "step",
             "acc_inferential",
             "acc_symmetric",
+            "train_acc",
             "key_cos_d1",
             "key_cos_d2",
             "key_cos_d3_5",
             "key_cos_d6_19",
             "key_cos_d20plus",
         ],
-        "syntax" => &["step", "verb_loss", "uas_subject"],
-        "lm" => &["step", "hidden_cos"],
+        "syntax" => &["step", "verb_loss", "uas_subject", "offset_uas_subject", "heldout_loss"],
+        "lm" => &["step", "loss", "hidden_cos", "repetition"],
         // Chapter 1's tasks (mws, prefix-sum).
-        _ => &["step", "output_loss", "test_acc"],
+        _ => &["step", "loss", "output_loss", "test_acc", "first_token_acc"],
     }
 }
 
@@ -74,11 +79,37 @@ pub fn hero_columns(experiment: &str) -> &'static [&'static str] {
 pub struct MeasuredRun {
     /// The run's seed.
     pub seed: u64,
-    /// Wall-clock seconds the run took (its record's `wall_s`).
+    /// Wall-clock seconds the run took (its record's `wall_s`; records written before it existed
+    /// have none).
     #[serde(default)]
     pub wall_s: Option<f64>,
-    /// Rows in step order.
+    /// Rows in step order (whole numbers written without a fraction: `25`, not `25.0`).
+    #[serde(serialize_with = "compact_rows")]
     pub rows: Vec<Vec<Option<f64>>>,
+}
+
+/// Writes rows with whole numbers as integers (steps, most accuracies): the same values in fewer
+/// bytes; every reader of JSON reads `25` as the number 25.0.
+fn compact_rows<S: serde::Serializer>(rows: &[Vec<Option<f64>>], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    struct Row<'a>(&'a [Option<f64>]);
+    impl Serialize for Row<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for v in self.0 {
+                match v {
+                    Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => seq.serialize_element(&(*x as i64))?,
+                    other => seq.serialize_element(other)?,
+                }
+            }
+            seq.end()
+        }
+    }
+    let mut seq = s.serialize_seq(Some(rows.len()))?;
+    for r in rows {
+        seq.serialize_element(&Row(r))?;
+    }
+    seq.end()
 }
 
 /// The runs of one configuration.
@@ -91,8 +122,20 @@ pub struct Group {
     /// Where the runs' records are: `results/…/NAME` (the CSVs are `NAME-seedK.csv`), several
     /// separated by `, ` when sweeps of the same configuration sit in different folders.
     pub source: String,
+    /// The command that trains these runs ([`command_for`]: the `plateau reproduce` command
+    /// that `REPRODUCTION.md`'s section on the runs' folder quotes, without the flags that only
+    /// say how it ran), one per source separated by `; ` (a source no section names stands as
+    /// itself); absent where no section names any (the page then names `source`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The section(s) of `REPRODUCTION.md` that command wrote, separated by `, `.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
     /// [`group_key`] of the configuration.
     pub query: String,
+    /// The configuration without its seed (the run record's keys, kebab-case).
+    #[serde(default)]
+    pub config: serde_json::Map<String, serde_json::Value>,
     /// The columns of every row.
     pub columns: Vec<String>,
     /// One run per seed, by seed.
@@ -112,8 +155,7 @@ pub struct MeasuredFile {
 
 /// The key of a configuration: its URL query ([`to_query`]) with the seed left out.
 pub fn group_key(cfg: &RunConfig) -> String {
-    let seed = format!("seed={}", cfg.seed);
-    to_query(cfg).split('&').filter(|kv| *kv != seed).collect::<Vec<_>>().join("&")
+    to_query(cfg).split('&').filter(|kv| !kv.starts_with("seed=")).collect::<Vec<_>>().join("&")
 }
 
 /// The groups measured at `cfg` (any seed).
@@ -217,11 +259,142 @@ pub struct Found {
     pub csv: String,
 }
 
+/// A section of `REPRODUCTION.md` as the measured runs need it: its name, the command that
+/// wrote it (its "Written by `…`" line) and the folders of runs its text names (`results/…/`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    /// The section's name (`chapter2-ablation`).
+    pub name: String,
+    /// The command, as the section quotes it.
+    pub command: String,
+    /// The folders its text names (`results`, `results/ablation`), each once.
+    pub folders: Vec<String>,
+}
+
+/// The sections of a `REPRODUCTION.md` (`<!-- BEGIN name -->` … `<!-- END name -->`) that say which
+/// command wrote them; in the document's order.
+pub fn sections(doc: &str) -> Vec<Section> {
+    const BEGIN: &str = "<!-- BEGIN ";
+    let mut out = vec![];
+    let mut rest = doc;
+    while let Some(i) = rest.find(BEGIN) {
+        let after = &rest[i + BEGIN.len()..];
+        let Some(j) = after.find(" -->") else { break };
+        let name = after[..j].to_string();
+        let tail = &after[j + " -->".len()..];
+        let body = tail.find(&format!("<!-- END {name} -->")).map_or(tail, |k| &tail[..k]);
+        rest = &tail[body.len()..];
+        let Some(command) = body.split("Written by `").nth(1).and_then(|c| c.split('`').next()) else { continue };
+        out.push(Section { name, command: command.to_string(), folders: folders_named(body) });
+    }
+    out
+}
+
+/// The folders of runs a text names: each `results/…` path, without a file name or pattern at
+/// its end (`results/*.json` and `results/` are the folder `results`).
+fn folders_named(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for (i, _) in text.match_indices("results/") {
+        if text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || "/_-.".contains(c)) {
+            continue;
+        }
+        let path: String =
+            text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || "/_-.*{}".contains(*c)).collect();
+        let mut parts: Vec<&str> = path.trim_end_matches(['/', '.']).split('/').collect();
+        if parts.len() > 1
+            && parts.last().is_some_and(|p| p.contains(['*', '{']) || p.ends_with(".csv") || p.ends_with(".json"))
+        {
+            parts.pop();
+        }
+        let folder = parts.join("/");
+        if !out.contains(&folder) {
+            out.push(folder);
+        }
+    }
+    out
+}
+
+/// The flags of a `plateau reproduce` command line (`--key value`, `--key=value`, or a switch
+/// `--key` with no value), `None` when it is not one.
+fn reproduce_flags(command: &str) -> Option<Vec<(String, Option<String>)>> {
+    let (_, args) = command.split_once(" reproduce")?;
+    let args: Vec<&str> = args.split_whitespace().collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i].strip_prefix("--")?;
+        if let Some((k, v)) = key.split_once('=') {
+            out.push((k.to_string(), Some(v.to_string())));
+            i += 1;
+        } else if let Some(v) = args.get(i + 1).filter(|v| !v.starts_with("--")) {
+            out.push((key.to_string(), Some(v.to_string())));
+            i += 2;
+        } else {
+            out.push((key.to_string(), None));
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Whether `command` (a `plateau reproduce` line) trains runs of `cfg`: the same experiment and
+/// preset (the command's, `mws` and `interactive` where it names none), and every config key it
+/// sets at `cfg`'s value. The sweep's own flags (`--gammas`, `--seeds`, `--ablation`, …) are not
+/// config keys and say nothing either way.
+fn trains(command: &str, cfg: &RunConfig) -> bool {
+    let Some(flags) = reproduce_flags(command) else { return false };
+    let get = |k: &str| flags.iter().rev().find(|(f, _)| f == k).and_then(|(_, v)| v.clone());
+    let experiment = get("experiment").unwrap_or_else(|| "mws".into());
+    let preset = get("preset").unwrap_or_else(|| "interactive".into());
+    experiment == cfg.experiment.name()
+        && preset == cfg.preset.name()
+        && flags.iter().all(|(k, v)| match v {
+            Some(v) if k != "experiment" && k != "preset" => {
+                let mut c = cfg.clone();
+                c.set(k, v).is_err() || c == *cfg
+            }
+            _ => true,
+        })
+}
+
+/// The flags that say how a command ran, not what it trains: left out of the command a group
+/// names (without `--finished-only` the same command trains the runs it finds missing).
+const HOW_IT_RAN: &[(&str, bool)] =
+    &[("--finished-only", false), ("--quiet", false), ("--resume", false), ("--stop-after", true), ("--shard", true)];
+
+/// `command` without [`HOW_IT_RAN`]'s flags.
+fn cleaned(command: &str) -> String {
+    let mut out: Vec<&str> = vec![];
+    let mut words = command.split_whitespace();
+    while let Some(w) = words.next() {
+        let name = w.split('=').next().unwrap_or(w);
+        match HOW_IT_RAN.iter().find(|(f, _)| *f == name) {
+            Some((_, true)) if !w.contains('=') => {
+                words.next();
+            }
+            Some(_) => {}
+            None => out.push(w),
+        }
+    }
+    out.join(" ")
+}
+
+/// The section of `REPRODUCTION.md` on the runs of `cfg` in `folder`: the one section whose text
+/// names that folder and whose command [`trains`] `cfg`; `None` when there is none or more than
+/// one (then nothing is said rather than something guessed).
+pub fn command_for<'a>(sections: &'a [Section], folder: &str, cfg: &RunConfig) -> Option<&'a Section> {
+    let mut found = sections.iter().filter(|s| s.folders.iter().any(|f| f == folder) && trains(&s.command, cfg));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
 /// The file from runs found on disk: grouped by [`group_key`] (in the order of their first run,
 /// runs by seed; of two runs of one seed in a group, the one with more rows), each run's hero
-/// columns (a CSV without one of them is left out, with the reason in the second value).
-pub fn build(found: Vec<Found>, written_by: &str) -> (MeasuredFile, Vec<String>) {
+/// columns (a CSV without one of them is left out, with the reason in the second value), each
+/// group's command from `sections` ([`command_for`] for every folder it comes from).
+pub fn build(found: Vec<Found>, sections: &[Section], written_by: &str) -> (MeasuredFile, Vec<String>) {
     let mut groups: Vec<Group> = vec![];
+    let mut configs: Vec<RunConfig> = vec![];
     let mut skipped = vec![];
     for f in found {
         let experiment = f.config.experiment.name().to_string();
@@ -257,18 +430,53 @@ pub fn build(found: Vec<Found>, written_by: &str) -> (MeasuredFile, Vec<String>)
                     g.source = format!("{}, {}", g.source, f.source);
                 }
             }
-            None => groups.push(Group {
-                experiment,
-                preset: f.config.preset.name().to_string(),
-                source: f.source,
-                query,
-                columns,
-                runs: vec![run],
-            }),
+            None => {
+                let mut config = match serde_json::to_value(&f.config) {
+                    Ok(serde_json::Value::Object(m)) => m,
+                    _ => serde_json::Map::new(),
+                };
+                config.remove("seed");
+                groups.push(Group {
+                    experiment,
+                    preset: f.config.preset.name().to_string(),
+                    source: f.source,
+                    command: None,
+                    section: None,
+                    query,
+                    config,
+                    columns,
+                    runs: vec![run],
+                });
+                configs.push(f.config);
+            }
         }
     }
-    for g in &mut groups {
+    for (g, cfg) in groups.iter_mut().zip(&configs) {
         g.runs.sort_by_key(|r| r.seed);
+        // Each source's command, or its folder where no section names one; nothing when none does.
+        let mut named = false;
+        let mut commands: Vec<String> = vec![];
+        let mut names: Vec<&str> = vec![];
+        for source in g.source.split(", ") {
+            let folder = source.rsplit_once('/').map_or("", |(dir, _)| dir);
+            let said = match command_for(sections, folder, cfg) {
+                Some(s) => {
+                    named = true;
+                    if !names.contains(&s.name.as_str()) {
+                        names.push(&s.name);
+                    }
+                    cleaned(&s.command)
+                }
+                None => source.to_string(),
+            };
+            if !commands.contains(&said) {
+                commands.push(said);
+            }
+        }
+        if named {
+            g.command = Some(commands.join("; "));
+            g.section = Some(names.join(", "));
+        }
     }
     // The budget: top-level groups first (in order), then the subfolders' in FOLDER_ORDER.
     let size = |g: &Group| serde_json::to_string(g).map_or(0, |t| t.len() + 1);
@@ -277,13 +485,16 @@ pub fn build(found: Vec<Found>, written_by: &str) -> (MeasuredFile, Vec<String>)
         let name = g.source.split(", ").next().unwrap_or("").split('/').rev().nth(1).unwrap_or("");
         FOLDER_ORDER.iter().position(|f| *f == name).unwrap_or(FOLDER_ORDER.len())
     };
+    // Within a folder, the configurations fewest changes away from their chapter's defaults
+    // first (the ones a reader reaches with a control or two), then the smallest.
+    let changes = |g: &Group| g.query.matches('&').count();
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by_key(|&i| {
         let g = &groups[i];
         if top(g) {
-            (0, 0, 0, i)
+            (0, 0, 0, 0, i)
         } else {
-            (1, folder(g), size(g), i)
+            (1, folder(g), changes(g), size(g), i)
         }
     });
     let mut used = 64;
@@ -305,120 +516,10 @@ pub fn build(found: Vec<Found>, written_by: &str) -> (MeasuredFile, Vec<String>)
     (MeasuredFile { version: VERSION, written_by: written_by.to_string(), groups }, skipped)
 }
 
-/// Every run under `dir` (recursively, in name order) with a record (`NAME-seedK.json` whose
-/// `config` reads as a config) and its CSV; folders whose name starts with `transcription` (the
-/// PyTorch transcription's runs, not the engine's) are left out.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn find_runs(dir: &std::path::Path) -> std::io::Result<Vec<Found>> {
-    let mut entries: Vec<std::path::PathBuf> =
-        std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    let mut out = vec![];
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
-        if p.is_dir() {
-            if !name.starts_with("transcription") {
-                out.extend(find_runs(&p)?);
-            }
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".json") else { continue };
-        let csv = p.with_file_name(format!("{stem}.csv"));
-        let (Ok(record), Ok(csv)) = (std::fs::read_to_string(&p), std::fs::read_to_string(&csv)) else { continue };
-        let Ok(record) = serde_json::from_str::<serde_json::Value>(&record) else { continue };
-        let Ok(config) = serde_json::from_value::<RunConfig>(record["config"].clone()) else { continue };
-        let base = stem.rsplit_once("-seed").map_or(stem, |(a, _)| a);
-        let source = p.with_file_name(base).to_string_lossy().replace('\\', "/");
-        out.push(Found { source, config, wall_s: record["wall_s"].as_f64(), csv });
-    }
-    Ok(out)
-}
-
 /// The file as written: compact JSON, one line.
 pub fn to_json(file: &MeasuredFile) -> String {
     serde_json::to_string(file).expect("plain data")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{Preset, Task};
-
-    fn cfg(task: Task, seed: u64) -> RunConfig {
-        let mut c = RunConfig::defaults(task, Preset::Interactive);
-        c.seed = seed;
-        c
-    }
-
-    fn found(c: RunConfig, csv: &str) -> Found {
-        Found { source: "results/x".into(), config: c, wall_s: Some(1.0), csv: csv.into() }
-    }
-
-    #[test]
-    fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
-        let csv = "step,loss,output_loss,train_acc,test_acc,first_token_acc,repetition\n0,2.5,2.75,0,0.1,0.2,0.5\n25,1.0,NaN,0,0.5,1,0.5\n";
-        let mut c10 = cfg(Task::Mws, 0);
-        c10.c = 10.0;
-        let (file, skipped) = build(
-            vec![
-                found(cfg(Task::Mws, 1), csv),
-                found(cfg(Task::Mws, 0), csv),
-                found(c10, csv),
-                found(cfg(Task::Mws, 0), "step\n0\n"),
-            ],
-            "test",
-        );
-        assert_eq!(file.groups.len(), 2, "c = 1 and c = 10");
-        let g = &file.groups[0];
-        assert_eq!(g.columns, ["step", "output_loss", "test_acc"]);
-        assert_eq!(g.runs.iter().map(|r| r.seed).collect::<Vec<_>>(), [0, 1], "by seed");
-        assert_eq!(g.runs[0].rows, [vec![Some(0.0), Some(2.75), Some(0.1)], vec![Some(25.0), None, Some(0.5)]]);
-        assert_eq!(skipped.len(), 1, "the CSV without the hero columns: {skipped:?}");
-        // The page's config finds its group whatever its seed; another c finds the other.
-        assert_eq!(matching(&file, &cfg(Task::Mws, 7)).len(), 1);
-        assert_eq!(matching(&file, &cfg(Task::Mws, 7))[0].query, g.query);
-        let mut c5 = cfg(Task::Mws, 0);
-        c5.c = 5.0;
-        assert!(matching(&file, &c5).is_empty());
-        assert_eq!(group_key(&cfg(Task::Mws, 3)), group_key(&cfg(Task::Mws, 0)));
-        assert!(!group_key(&cfg(Task::Mws, 3)).contains("seed"));
-    }
-
-    #[test]
-    fn values_are_kept_at_f32_precision() {
-        // The shortest decimal that reads back as the same f32.
-        assert_eq!(rounded(4.700784206390381), Some(4.700784));
-        assert_eq!(4.700784f32, 4.700784206390381f64 as f32);
-        assert!((rounded(0.1 + 0.2).unwrap() - 0.3).abs() < 1e-7);
-        assert_eq!(rounded(f64::NAN), None);
-    }
-
-    #[test]
-    fn agreement_compares_the_hero_columns_at_common_steps() {
-        let csv =
-            "step,loss,output_loss,train_acc,test_acc,first_token_acc\n0,2.5,2.75,0,0.1,0.2\n25,1.0,0.5,0,0.5,1\n";
-        let (file, _) = build(vec![found(cfg(Task::Mws, 0), csv)], "test");
-        let g = &file.groups[0];
-        let row = |step: f64, loss: f64| {
-            serde_json::from_value::<std::collections::BTreeMap<String, serde_json::Value>>(serde_json::json!({
-                "step": step, "loss": 1.0, "output_loss": loss,
-                "test_acc": if step == 0.0 { 0.1 } else { 0.5 }, "first_token_acc": if step == 0.0 { 0.2 } else { 1.0 },
-                "apm": 0.3
-            }))
-            .unwrap()
-        };
-        // Within the tolerance: agree; 2 columns × 2 steps compared (step 50 is not measured).
-        let a = agreement(g, 0, &[row(0.0, 2.75 + 1e-6), row(25.0, 0.5), row(50.0, 0.1)]).unwrap();
-        assert_eq!((a.compared, a.agree, a.agree_until), (4, true, Some(25)));
-        assert!((a.max_abs_diff - 1e-6).abs() < 1e-9);
-        // An output loss 1e-4 away does not agree.
-        let b = agreement(g, 0, &[row(0.0, 2.7501)]).unwrap();
-        assert!(!b.agree && (b.max_abs_diff - 1e-4).abs() < 1e-9, "{b:?}");
-        assert_eq!(b.agree_until, None, "the first step already differs");
-        // Together at step 0, apart at 25: they agreed until step 0.
-        let c = agreement(g, 0, &[row(0.0, 2.75), row(25.0, 0.6)]).unwrap();
-        assert_eq!((c.agree, c.agree_until), (false, Some(0)));
-        // No run of seed 3.
-        assert_eq!(agreement(g, 3, &[row(0.0, 2.5)]), None);
-    }
-}
+mod tests;

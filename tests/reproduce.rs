@@ -312,24 +312,26 @@ fn against_transcription_compares_both_sides_with_the_same_code() {
     assert!(err.contains("no train_first_acc column"), "{err}");
 }
 
-/// The page's measured-runs file (`www/measured.json`) is what `plateau measured` writes from
-/// `results/` now (so it never drifts from the runs), fits the page's 300 KB download, holds the
-/// CSVs' values within the golden tolerance, and has runs at each chapter's default (chapter 2's
-/// compare γ too) but none at a configuration nobody measured.
+/// The page's measured-runs file (`www/measured.json`) is byte for byte what `plateau measured`
+/// writes from `results/` now (so it never drifts from the runs), fits the page's 300 KB download,
+/// holds the CSVs' values within the golden tolerance, names the commands that trained the runs,
+/// and has runs at each chapter's default (chapter 2's compare γ too) but none at a configuration
+/// nobody measured.
 #[test]
 fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
     use plateau::config::{Preset, RunConfig, Task};
-    use plateau::measured::{build, find_runs, matching, to_json, MeasuredFile};
+    use plateau::measured::{matching, MeasuredFile};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let committed = std::fs::read_to_string(root.join("www/measured.json")).expect("www/measured.json is committed");
-    // find_runs names sources relative to where it starts: run it from the repository's root.
-    let old = std::env::current_dir().unwrap();
-    std::env::set_current_dir(root).unwrap();
-    let found = find_runs(std::path::Path::new("results")).unwrap();
-    std::env::set_current_dir(old).unwrap();
-    let (file, _) = build(found, "plateau measured");
+    let out = tmp("measured.json");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .current_dir(root)
+        .args(["measured", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert!(
-        to_json(&file) == committed,
+        std::fs::read_to_string(&out).unwrap() == committed,
         "www/measured.json is stale: run `cargo run --release --bin plateau -- measured`"
     );
     // The download: gzip -9 of the file.
@@ -340,33 +342,61 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
     assert!(gz.status.success());
     assert!(gz.stdout.len() <= 300_000, "www/measured.json is {} bytes gzipped (at most 300 KB)", gz.stdout.len());
     let file: MeasuredFile = serde_json::from_str(&committed).unwrap();
-    // Chapter 1's default (c = 1), seed 0: every value against its CSV.
-    let mws = RunConfig::defaults(Task::Mws, Preset::Interactive);
-    let g = matching(&file, &mws);
-    assert_eq!(g.len(), 1);
-    assert_eq!(g[0].runs.iter().map(|r| r.seed).collect::<Vec<_>>(), [0, 1, 2]);
-    let csv = std::fs::read_to_string(root.join("results/interactive-mws-c1-seed0.csv")).unwrap();
-    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let rows: Vec<Vec<f64>> =
-        csv.lines().skip(1).map(|l| l.split(',').map(|c| c.parse().unwrap_or(f64::NAN)).collect()).collect();
-    assert_eq!(g[0].runs[0].rows.len(), rows.len());
-    for (k, col) in g[0].columns.iter().enumerate() {
-        let i = head.iter().position(|h| h == col).unwrap();
-        for (m, r) in g[0].runs[0].rows.iter().zip(&rows) {
-            let (a, b) = (m[k].unwrap_or(f64::NAN), r[i]);
-            assert!((a - b).abs() <= common::TOLERANCE || (a.is_nan() && b.is_nan()), "{col}: {a} against {b}");
+    // Every group's first run, every value, against its CSV (the source whose CSV has its rows).
+    for g in &file.groups {
+        let run = &g.runs[0];
+        let csv = g
+            .source
+            .split(", ")
+            .filter_map(|s| std::fs::read_to_string(root.join(format!("{s}-seed{}.csv", run.seed))).ok())
+            .find(|c| c.lines().skip(1).filter(|l| !l.is_empty()).count() == run.rows.len())
+            .unwrap_or_else(|| panic!("{}: no CSV of seed {} with its rows", g.source, run.seed));
+        let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let rows: Vec<Vec<f64>> =
+            csv.lines().skip(1).map(|l| l.split(',').map(|c| c.parse().unwrap_or(f64::NAN)).collect()).collect();
+        for (k, col) in g.columns.iter().enumerate() {
+            let i = head.iter().position(|h| h == col).unwrap();
+            for (m, r) in run.rows.iter().zip(&rows) {
+                let (a, b) = (m[k].unwrap_or(f64::NAN), r[i]);
+                assert!(
+                    (a - b).abs() <= common::TOLERANCE || (a.is_nan() && b.is_nan()),
+                    "{} seed {}: {col} {a} against {b}",
+                    g.source,
+                    run.seed
+                );
+            }
         }
     }
-    // Each chapter's default, and chapter 2's comparison run at γ 0.4, were measured.
-    for (task, min) in [(Task::Mws, 3), (Task::Anchors, 6), (Task::Syntax, 6), (Task::Lm, 5)] {
-        let d = RunConfig::defaults(task, Preset::Interactive);
-        let runs: usize = matching(&file, &d).iter().map(|g| g.runs.len()).sum();
-        assert!(runs >= min, "{}: {runs} measured runs at the default", task.name());
-    }
-    let mut large = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    let seeds = |cfg: &RunConfig| -> Vec<u64> {
+        matching(&file, cfg).iter().flat_map(|g| g.runs.iter().map(|r| r.seed)).collect()
+    };
+    // Chapter 1's default (c = 1), with the command that trained it.
+    let mws = RunConfig::defaults(Task::Mws, Preset::Interactive);
+    assert_eq!(seeds(&mws), [0, 1, 2]);
+    assert_eq!(
+        matching(&file, &mws)[0].command.as_deref(),
+        Some("cargo run --release --bin plateau -- reproduce --preset interactive")
+    );
+    // Chapter 2's default (γ 0.7) and its compare run (γ 0.4): 3 to 6 seeds each.
+    let anchors = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    assert_eq!(anchors.gamma, 0.7, "chapter 2's default γ");
+    let mut large = anchors.clone();
     large.gamma = 0.4;
-    assert!(!matching(&file, &large).is_empty(), "chapter 2's comparison run");
+    for c in [&anchors, &large] {
+        let n = seeds(c).len();
+        assert!((3..=6).contains(&n), "γ {}: {n} measured runs", c.gamma);
+        assert_eq!(matching(&file, c)[0].section.as_deref(), Some("chapter2-interactive-anchors-transformer"));
+    }
+    // Chapters 3 and 4's defaults.
+    for task in [Task::Syntax, Task::Lm] {
+        let n = seeds(&RunConfig::defaults(task, Preset::Interactive)).len();
+        assert!((3..=6).contains(&n), "{}: {n} measured runs at the default", task.name());
+    }
+    // Nobody measured c = 3 or γ 0.45.
     let mut c3 = mws.clone();
     c3.c = 3.0;
-    assert!(matching(&file, &c3).is_empty(), "nobody measured c = 3");
+    assert!(seeds(&c3).is_empty(), "c = 3");
+    let mut g45 = anchors.clone();
+    g45.gamma = 0.45;
+    assert!(seeds(&g45).is_empty(), "γ 0.45");
 }

@@ -383,8 +383,8 @@ pub fn measured_load(text: String) -> Result<usize, JsValue> {
 }
 
 /// The measured groups of `config` (every seed; [`crate::measured::matching`]): an array of
-/// `{experiment, preset, source, query, columns, runs: [{seed, wall_s, rows}]}`, empty before
-/// [`measured_load`].
+/// `{experiment, preset, source, command?, section?, query, config, columns, runs: [{seed,
+/// wall_s, rows}]}`, empty before [`measured_load`].
 #[wasm_bindgen(js_name = measuredFor)]
 pub fn measured_for(config: JsValue) -> Result<JsValue, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
@@ -396,8 +396,8 @@ pub fn measured_for(config: JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// The live `rows` (the page's row objects) against the measured run of `seed` in the group of
-/// key `query` ([`crate::measured::agreement`]): `{seed, compared, max_abs_diff, agree}`, or null
-/// when that group has no run of this seed.
+/// key `query` ([`crate::measured::agreement`]): `{seed, compared, max_abs_diff, tolerance,
+/// agree, agree_until}`, or null when that group has no run of this seed.
 #[wasm_bindgen(js_name = measuredAgreement)]
 pub fn measured_agreement(query: String, seed: u32, rows: JsValue) -> Result<JsValue, JsValue> {
     let rows: Vec<std::collections::BTreeMap<String, serde_json::Value>> =

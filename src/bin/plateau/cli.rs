@@ -38,6 +38,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 mod bench_cmd;
+mod measured;
 mod output;
 mod parity;
 mod reproduce;
@@ -65,10 +66,12 @@ const USAGE_HEAD: &str = "usage:
                          chapter 2's embedding snapshots; --seeds: one run per seed, one after
                          another (a range is inclusive: 0..4 is five seeds), into one CSV whose
                          first column is seed, then the seeds' summary as plateau summarize prints it)
-  plateau measured [--results DIR] [--out FILE]
+  plateau measured [--results DIR] [--doc FILE] [--out FILE]
                         the runs measured for REPRODUCTION.md (DIR, default results/) as the page
-                         draws them: each configuration's hero columns, one compact JSON file
-                         (default www/measured.json; the page draws them under the live run)
+                         draws them: each configuration's hero columns and the command that trained
+                         them (from FILE's sections, default REPRODUCTION.md), one compact JSON file
+                         (default www/measured.json; the page draws them under the live run);
+                         reproduce writes it again whenever it rewrites REPRODUCTION.md
   plateau summarize FILE.csv
                         each headline number of the run(s) in FILE.csv (from plateau run, with or
                          without --seeds) as the median and range over the seeds
@@ -542,32 +545,6 @@ fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `plateau measured`: the runs under `results/` (or `--results DIR`) as the page's measured-runs
-/// file (`www/measured.json`, or `--out FILE`; [`plateau::measured`]).
-fn cmd_measured(args: &[String]) -> Result<ExitCode, CliError> {
-    let (mut dir, mut out) = ("results".to_string(), "www/measured.json".to_string());
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = || CliError(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--results" => dir = it.next().ok_or_else(value)?.clone(),
-            "--out" => out = it.next().ok_or_else(value)?.clone(),
-            other => return Err(CliError(format!("unknown flag {other} for measured (--results DIR, --out FILE)"))),
-        }
-    }
-    let found = plateau::measured::find_runs(std::path::Path::new(&dir))
-        .map_err(|e| CliError(format!("cannot read {dir}: {e}")))?;
-    let (file, skipped) = plateau::measured::build(found, "plateau measured");
-    for s in &skipped {
-        eprintln!("left out: {s}");
-    }
-    let text = plateau::measured::to_json(&file);
-    output::write_file(&out, text.as_bytes())?;
-    let runs: usize = file.groups.iter().map(|g| g.runs.len()).sum();
-    println!("wrote {out}: {} configurations, {runs} runs, {} bytes", file.groups.len(), text.len());
-    Ok(ExitCode::SUCCESS)
-}
-
 fn cmd_params() -> Result<ExitCode, CliError> {
     let paper = RunConfig::preset(Preset::Paper);
     let inter = RunConfig::preset(Preset::Interactive);
@@ -629,7 +606,7 @@ pub fn main() -> ExitCode {
         }
         Some("run") => cmd_run(&args[1..]),
         Some("summarize") => cmd_summarize(&args[1..]),
-        Some("measured") => cmd_measured(&args[1..]),
+        Some("measured") => measured::cmd_measured(&args[1..]),
         Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
         Some("parity-dump") => cmd_parity_dump(&args[1..]),

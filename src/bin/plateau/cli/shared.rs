@@ -34,7 +34,8 @@ pub(super) fn list_flag(flags: &Flags, key: &str, default: &str) -> Result<Vec<f
 }
 
 /// Replaces section `name` of the Markdown file `out` (created when missing) with `body`; the
-/// file is rewritten whole or not at all ([`output::write_file`]).
+/// file is rewritten whole or not at all ([`output::write_file`]). For the repository's
+/// `REPRODUCTION.md`, `www/measured.json` is written again too (`plateau measured`).
 pub(super) fn write_section(out: &str, name: &str, body: &str) -> Result<(), CliError> {
     check_document(out, "out")?;
     let doc = std::fs::read_to_string(out).unwrap_or_else(|_| {
@@ -44,7 +45,8 @@ pub(super) fn write_section(out: &str, name: &str, body: &str) -> Result<(), Cli
     });
     output::write_file(out, plateau::report::replace_section(&doc, name, body).as_bytes())?;
     eprintln!("wrote section {name} of {out}");
-    Ok(())
+    // The page's measured runs follow the runs this section describes.
+    super::measured::refresh_after_section(out)
 }
 
 /// Rewrites the block `name` of the page (`--page`, `index.html` by default) with a generated
