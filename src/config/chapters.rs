@@ -32,13 +32,7 @@ pub const CHAPTERS: [ChapterInfo; 4] = [
         tasks: &[Task::Mws, Task::PrefixSum],
     },
     ChapterInfo { number: 2, alias: "init", title: "Small initialization", label: "init", tasks: &[Task::Anchors] },
-    ChapterInfo {
-        number: 3,
-        alias: "syntax",
-        title: "A head for syntax",
-        label: "syntax",
-        tasks: &[Task::Syntax],
-    },
+    ChapterInfo { number: 3, alias: "syntax", title: "A head for syntax", label: "syntax", tasks: &[Task::Syntax] },
     ChapterInfo { number: 4, alias: "text", title: "A language model on real text", label: "text", tasks: &[Task::Lm] },
 ];
 

@@ -429,13 +429,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     let order = spec.series.iter().filter(|ser| ser.faint).chain(spec.series.iter().filter(|ser| !ser.faint));
     for ser in order {
         let color = hex(&ser.color);
-        let width = if ser.faint {
-            1.0
-        } else if ser.dashed {
-            1.0
-        } else {
-            2.0
-        };
+        let width = if ser.faint || ser.dashed { 1.0 } else { 2.0 };
         let style = if ser.faint {
             color.mix(0.4).stroke_width((width * s).round().max(1.0) as u32)
         } else {

@@ -82,8 +82,10 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
     await page.click('#lm-logx');
     await waitFn(page, (b) => document.querySelector('#chart-lmcos').toDataURL() !== b, before);
     // The findings paragraph is the one REPRODUCTION.md's command wrote.
-    assert.match(await page.$eval('[data-chapter="4"] .generated', (el) => el.textContent.trim()), /^What the measured runs show \(in REPRODUCTION\.md\): over \d+ seeds of this chapter's default, the mean pairwise cosine/);
-    // All figures: the chapter's four charts, each as SVG with its caption.
+    const findings = await page.$eval('[data-chapter="4"] .generated', (el) => el.textContent.trim());
+    assert.match(findings, /^What the measured runs show \(in REPRODUCTION\.md; \d+ seeds of this chapter's default\):\s*mean pairwise cosine/);
+    assert.match(findings, /at initialization\s*-?\d\.\d\d\s*Pythia 0\.4–0\.65/, 'a table row against Pythia');
+    // All figures: the hero and the chapter's four charts, each as SVG with its caption.
     await page.click('details.more summary');
     const [fig] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#figures')]);
     assert.match(fig.suggestedFilename(), /^plateau-lm-figures-step300\.html$/);
@@ -91,7 +93,7 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
     await fig.saveAs(figPath);
     const html = readFileSync(figPath, 'utf8');
     const ids = [...html.matchAll(/<figure id="([^"]+)">\n<svg/g)].map((m) => m[1]);
-    assert.deepEqual(ids, ['chart-lmloss', 'chart-lmcos', 'chart-lmrep', 'map-lmcos']);
+    assert.deepEqual(ids, ['hero-lmcos', 'chart-lmloss', 'chart-lmcos', 'chart-lmrep', 'map-lmcos']);
     // The address bar reproduces the run: the chapter and the steps.
     assert.match(await page.evaluate(() => window.location.search), /experiment=lm/);
     assert.match(await page.evaluate(() => window.location.search), /steps=300/);
