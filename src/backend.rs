@@ -30,7 +30,7 @@ pub enum BackendKind {
     /// burn's NdArray CPU backend (deprecated upstream; kept for measurement).
     NdArray,
     /// wgpu: WebGPU in the browser, Vulkan/Metal natively (with the `wgpu` feature).
-    #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
+    #[cfg(feature = "wgpu")]
     Wgpu,
 }
 
@@ -42,7 +42,7 @@ impl BackendKind {
             #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             "flex" => Some(BackendKind::Flex),
             "ndarray" => Some(BackendKind::NdArray),
-            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
+            #[cfg(feature = "wgpu")]
             "wgpu" | "webgpu" | "vulkan" => Some(BackendKind::Wgpu),
             "cpu" => Some(CPU),
             _ => None,
@@ -54,7 +54,7 @@ impl BackendKind {
             #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             BackendKind::Flex => "flex",
             BackendKind::NdArray => "ndarray",
-            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
+            #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => "wgpu",
         }
     }
@@ -64,7 +64,7 @@ impl BackendKind {
             #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
             BackendKind::Flex => "cpu (flex)",
             BackendKind::NdArray => "cpu (ndarray)",
-            #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
+            #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => "wgpu",
         }
     }
@@ -73,9 +73,9 @@ impl BackendKind {
 /// Whether this build has the Flex backend (the `flex` feature, natively).
 pub const FLEX_BUILT: bool = cfg!(all(feature = "flex", not(target_arch = "wasm32")));
 
-/// Whether this build has the wgpu backend: always in wasm (WebGPU), natively with the `wgpu`
-/// feature.
-pub const WGPU_BUILT: bool = cfg!(any(target_arch = "wasm32", feature = "wgpu"));
+/// Whether this build has the wgpu backend (the `wgpu` feature: WebGPU in the page's WebGPU
+/// engine, Vulkan/Metal/GL natively).
+pub const WGPU_BUILT: bool = cfg!(feature = "wgpu");
 
 /// The CPU backend used by default.
 pub const CPU: BackendKind = BackendKind::NdArray;
@@ -95,7 +95,7 @@ pub fn device(kind: BackendKind) -> Device {
         #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
         BackendKind::Flex => Device::flex(),
         BackendKind::NdArray => Device::ndarray(),
-        #[cfg(any(target_arch = "wasm32", feature = "wgpu"))]
+        #[cfg(feature = "wgpu")]
         BackendKind::Wgpu => Device::wgpu(Default::default()),
     }
 }

@@ -2,12 +2,12 @@
 // Chapter 4's corpus for a worker's engine: fetched once (next to the page,
 // `data/moby-dick.txt`) and handed to the engine before the first chapter 4 run. The training
 // worker and its shard workers each hold an engine, so each loads it.
-import { installCorpus, corpusLoaded } from './pkg/plateau.js';
 
-/** Loads the corpus into this worker's engine unless it is there; throws with the URL and the
- * reason when it cannot be fetched. */
-export async function loadCorpus() {
-  if (corpusLoaded()) return;
+/** Loads the corpus into `engine` (this worker's: www/pkg or www/pkg-cpu) unless it is there;
+ * throws with the URL and the reason when it cannot be fetched.
+ * @param {typeof import('./pkg/plateau.js')} engine */
+export async function loadCorpus(engine) {
+  if (engine.corpusLoaded()) return;
   const url = new URL('../data/moby-dick.txt', import.meta.url);
   let text;
   try {
@@ -17,5 +17,5 @@ export async function loadCorpus() {
   } catch (err) {
     throw new Error(`chapter 4's corpus could not be loaded from ${url} (${err.message || err})`);
   }
-  installCorpus(text);
+  engine.installCorpus(text);
 }

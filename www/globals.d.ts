@@ -37,6 +37,8 @@ declare global {
      * step, what it took, how many so far and their total time, its size in bytes. */
     plateauHostCopy?: { step: number; ms: number; count: number; totalMs: number; bytes: number };
     plateauSharding?: { steps: number; own_ms: number; wait_ms: number; sum_ms: number };
+    /** When the first trained step arrived, ms since navigation (the engines bench). */
+    plateauFirstStepAt?: number;
     /** www/bench.html only: the bench's hooks. */
     plateauBench: unknown;
   }

@@ -5,8 +5,10 @@
 // training worker's, bit for bit. It records no rows: the training worker evaluates.
 //
 // Protocol (training worker → shard worker), handled one message at a time, in order:
-//   {type:'start', config, bytes}      a replica of the run: a new one of config, or the run
-//                                      saved in bytes (a model file) when the run was loaded
+//   {type:'start', config, bytes, engine}   a replica of the run: a new one of config, or the run
+//                                      saved in bytes (a model file) when the run was loaded, on
+//                                      the training worker's engine ('webgpu': www/pkg, 'cpu':
+//                                      www/pkg-cpu; both train it on the CPU backend)
 //   {type:'grad', step, parts}         the payloads of slices `parts` of step `step`
 //   {type:'apply', sum}                the step's summed payload: one optimizer update
 //   {type:'set', key, value}           a live change, at the same point of the run as the
@@ -17,22 +19,28 @@
 //   {type:'grad', step, parts, payloads}   one Float32Array per slice of parts (transferred)
 //   {type:'error', message}            anything that went wrong; the training worker then
 //                                      computes every slice itself
-import init, { Session } from './pkg/plateau.js';
 import { loadCorpus } from './corpus.js';
 
 /** @type {any} */
 let session = null;
 let chain = Promise.resolve();
-const loaded = init();
+/** @type {typeof import('./pkg/plateau.js') | null} */
+let E = null;
 
 /** @param {any} msg */
 async function handle(msg) {
-  await loaded;
   switch (msg.type) {
     case 'start': {
       if (session) { session.free(); session = null; }
-      if (msg.config.experiment === 'lm') await loadCorpus();
-      session = await (msg.bytes ? Session.load(msg.bytes, 'cpu') : Session.create(msg.config, 'cpu'));
+      // The training worker's engine, loaded once (a replica's rows must be its own).
+      if (!E) {
+        /** @type {typeof import('./pkg/plateau.js')} */
+        const m = await import(msg.engine === 'webgpu' ? './pkg/plateau.js' : './pkg-cpu/plateau.js');
+        await m.default();
+        E = m;
+      }
+      if (msg.config.experiment === 'lm') await loadCorpus(E);
+      session = await (msg.bytes ? E.Session.load(msg.bytes, 'cpu') : E.Session.create(msg.config, 'cpu'));
       self.postMessage({ type: 'ready' });
       break;
     }

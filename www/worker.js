@@ -25,7 +25,7 @@
 //                                      device the run uses) or 'shard-panic' (a panic inside
 //                                      the first shard worker)
 // Protocol (worker → page):
-//   {type:'ready'}                     wasm loaded
+//   {type:'ready'}                     the view's wasm loaded (the engine follows at the first start)
 //   {type:'racing', run}               timing both backends before the run starts
 //   {type:'backend', run, backend, reason, params, omega, reference, race, workers}   reference:
 //                                      chapter 4's reference levels (lmReference), null in other
@@ -39,11 +39,39 @@
 //   {type:'model-info', info, error}   info: {experiment, step, steps, config}; or why not
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
-import init, {
-  Session, chooseBackend, forgetWebgpu, lmReference,
-  raceSettings, timingConfig, costKey, raceVerdict, modelFileInfo, workersFor, sumGradients,
-} from './pkg/plateau.js';
+import initView, { chooseBackend } from './pkg-view/plateau.js';
 import { loadCorpus } from './corpus.js';
+
+// The engine: the WebGPU one (www/pkg, WebGPU and the CPU backend) where the backend choice may
+// train on WebGPU, else the CPU one (www/pkg-cpu, the smaller download). The choice (the engine's
+// `chooseBackend`, in the page's view build) is asked first; the engine it needs is fetched then,
+// once (a later run that needs the other one fetches that too).
+/** @typedef {typeof import('./pkg/plateau.js')} Engine */
+/** @type {Engine} */
+let E;
+/** @type {Map<string, Promise<Engine>>} */
+const engines = new Map();
+/** The engine `kind` ('webgpu' or 'cpu'), fetched and instantiated once. @param {string} kind */
+function engine(kind) {
+  if (!engines.has(kind)) {
+    const url = kind === 'webgpu' ? './pkg/plateau.js' : './pkg-cpu/plateau.js';
+    engines.set(kind, import(url).then(async (/** @type {Engine} */ m) => { await m.default(); return m; }));
+  }
+  return /** @type {Promise<Engine>} */ (engines.get(kind));
+}
+/** Makes `kind` this worker's engine: the sessions of another engine must be freed first (a new
+ * run does). @param {string} kind */
+async function useEngine(kind) {
+  try {
+    E = await engine(kind);
+  } catch (err) {
+    engines.delete(kind);
+    const dir = kind === 'webgpu' ? 'www/pkg' : 'www/pkg-cpu';
+    throw new Error(`The ${kind === 'webgpu' ? 'WebGPU' : 'CPU'} engine (${dir}) failed to load: ${err.message || err} (scripts/build-web.sh builds it)`);
+  }
+  engineKind = kind;
+}
+let engineKind = '';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 // On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
@@ -117,7 +145,7 @@ async function startHelpers(count, config, bytes) {
   }
   helpers = started;
   try {
-    await Promise.all(helpers.map((h) => ask(h, { type: 'start', config, bytes })));
+    await Promise.all(helpers.map((h) => ask(h, { type: 'start', config, bytes, engine: engineKind })));
   } catch (err) {
     dropHelpers();
     throw err;
@@ -159,7 +187,7 @@ async function shardedChunk(budget, maxSteps) {
     const t3 = performance.now();
     for (let j = 0; j < shards; j += 1) if (!payloads[j]) payloads[j] = await session.shardGradient(j);
     const t4 = performance.now();
-    const sum = sumGradients(payloads);
+    const sum = E.sumGradients(payloads);
     const t5 = performance.now();
     const going = await session.applyGradient(sum);
     const t6 = performance.now();
@@ -207,7 +235,7 @@ function dropBandSession() {
 /** Milliseconds per training step of `config` on `backend`, as the race times it
  * (src/race.rs): the warm-up steps untimed, then one step, then as many more as fit the budget. */
 async function timeSteps(config, backend, st) {
-  const s = await Session.create(timingConfig(config), backend);
+  const s = await E.Session.create(E.timingConfig(config), backend);
   try {
     await guarded(s.runFor(1e12, st.warmup));
     const t0 = performance.now();
@@ -229,7 +257,7 @@ async function timeSteps(config, backend, st) {
 
 /** Times `config` on WebGPU and on the CPU; the verdict ({backend, reason, webgpu_ms, cpu_ms}). */
 async function race(config) {
-  const st = raceSettings();
+  const st = E.raceSettings();
   let gpu;
   let gpuError;
   try {
@@ -237,10 +265,10 @@ async function race(config) {
   } catch (err) {
     gpuError = String(err.message || err);
     devices.length = 0;
-    forgetWebgpu();
+    E.forgetWebgpu();
   }
   const cpu = await timeSteps(config, 'cpu', st);
-  return raceVerdict(gpu, gpuError, cpu);
+  return E.raceVerdict(gpu, gpuError, cpu);
 }
 
 async function start(msg) {
@@ -256,13 +284,14 @@ async function start(msg) {
   replayed = 0;
   hostCopy = null;
   hostCopies = { count: 0, ms: 0 };
-  if (msg.config.experiment === 'lm') await loadCorpus();
   const choice = await chooseBackend(msg.backend || '');
+  await useEngine(choice.engine);
+  if (msg.config.experiment === 'lm') await loadCorpus(E);
   let backend = choice.backend;
   let reason = msg.reason || choice.reason;
   let raced = null;
   if (choice.race && !msg.reason) {
-    const key = costKey(msg.config);
+    const key = E.costKey(msg.config);
     let verdict = races.get(key);
     const cached = !!verdict;
     if (!verdict) {
@@ -275,7 +304,7 @@ async function start(msg) {
     raced = { webgpu_ms: verdict.webgpu_ms ?? null, cpu_ms: verdict.cpu_ms, cached };
   }
   // A model file continues its run; otherwise a new run of the config.
-  const open = (b) => (msg.bytes ? Session.load(msg.bytes, b) : Session.create(msg.config, b));
+  const open = (b) => (msg.bytes ? E.Session.load(msg.bytes, b) : E.Session.create(msg.config, b));
   try {
     session = await open(backend);
   } catch (err) {
@@ -284,8 +313,8 @@ async function start(msg) {
     backend = 'cpu';
     session = await open(backend);
   }
-  const reference = msg.config.experiment === 'lm' ? lmReference() : null;
-  let workers = workersFor(msg.workers || 0, msg.cores || 1, msg.runs || 1, session.shards, backend !== 'webgpu');
+  const reference = msg.config.experiment === 'lm' ? E.lmReference() : null;
+  let workers = E.workersFor(msg.workers || 0, msg.cores || 1, msg.runs || 1, session.shards, backend !== 'webgpu');
   if (workers.count > 1) {
     try {
       await startHelpers(workers.count, msg.config, msg.bytes);
@@ -328,7 +357,7 @@ async function restartOnCpu(err) {
   try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
   session = null;
   devices.length = 0;
-  forgetWebgpu();
+  E.forgetWebgpu();
   const changes = schedule;
   const why = copy ? `WebGPU failed during the run, so it continued from step ${copy.step} on the CPU backend.` : 'WebGPU failed during the run, so it restarted on the CPU backend.';
   await start({ ...current, bytes: copy ? copy.bytes : undefined, backend: 'cpu', autoplay: running, reason: why });
@@ -399,7 +428,7 @@ async function chunk(budget, maxSteps) {
 async function bandChunk() {
   if (!band.session) {
     band.seed = band.seeds[0];
-    band.session = await Session.create({ ...current.config, seed: band.seed }, session.backend);
+    band.session = await E.Session.create({ ...current.config, seed: band.seed }, session.backend);
     band.applied = 0;
     band.step = 0;
   }
@@ -451,7 +480,10 @@ async function handle(msg) {
       }
       break;
     case 'inspect':
-      try { post({ type: 'model-info', info: modelFileInfo(msg.bytes) }); }
+      try {
+        if (!E) await useEngine('cpu');
+        post({ type: 'model-info', info: E.modelFileInfo(msg.bytes) });
+      }
       catch (err) { post({ type: 'model-info', error: err.message || String(err) }); }
       break;
     case 'test':
@@ -466,7 +498,7 @@ async function handle(msg) {
 
 async function main() {
   try {
-    await init();
+    await initView();
   } catch (err) {
     post({ type: 'error', message: `The WebAssembly engine failed to load in the worker: ${err.message || err}` });
     return;

@@ -1,10 +1,11 @@
-//! What only the training worker needs (the `engine` feature): a training [`Session`], the WebGPU
-//! adapter probe, the backend choice and the race's entry points, chapter 4's corpus.
+//! What only the training worker needs (the `engine` feature): a training [`Session`], the
+//! WebGPU device (with the `wgpu` feature), the race's entry points, chapter 4's corpus.
 
 use super::{ensure_constructors, js_err, to_js};
 use crate::config::RunConfig;
 use crate::run::Run;
 use crate::train::Status;
+#[cfg(feature = "wgpu")]
 use burn::tensor::wgpu::WgpuBackend;
 use burn::tensor::Device;
 use js_sys::{Promise, Reflect};
@@ -12,109 +13,7 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
-
-/// What the WebGPU probe found.
-#[derive(Serialize, Clone, Debug)]
-pub struct AdapterInfo {
-    /// `navigator.gpu` exists.
-    pub api: bool,
-    /// `requestAdapter()` returned an adapter.
-    pub adapter: bool,
-    /// The adapter is a software fallback (SwiftShader).
-    pub fallback: bool,
-    /// `adapter.info.architecture` (e.g. "swiftshader").
-    pub architecture: String,
-    /// `adapter.info.vendor`.
-    pub vendor: String,
-}
-
-/// Asks the browser for a WebGPU adapter (works on the main thread and in workers) and reads
-/// whether it is a software fallback. Never throws: a missing API or a rejected request is a
-/// field of the answer.
-pub async fn probe_adapter() -> AdapterInfo {
-    let mut info =
-        AdapterInfo { api: false, adapter: false, fallback: false, architecture: String::new(), vendor: String::new() };
-    let global = js_sys::global();
-    let Ok(nav) = Reflect::get(&global, &"navigator".into()) else { return info };
-    let Ok(gpu) = Reflect::get(&nav, &"gpu".into()) else { return info };
-    if gpu.is_undefined() || gpu.is_null() {
-        return info;
-    }
-    info.api = true;
-    let Ok(request) = Reflect::get(&gpu, &"requestAdapter".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
-    else {
-        return info;
-    };
-    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<Promise>()) else { return info };
-    let Ok(adapter) = JsFuture::from(promise).await else { return info };
-    if adapter.is_null() || adapter.is_undefined() {
-        return info;
-    }
-    info.adapter = true;
-    let get_str =
-        |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    let get_bool = |o: &JsValue, k: &str| Reflect::get(o, &k.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
-    let details = Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
-    if !details.is_undefined() {
-        info.architecture = get_str(&details, "architecture");
-        info.vendor = get_str(&details, "vendor");
-        info.fallback = get_bool(&details, "isFallbackAdapter");
-    }
-    info.fallback |=
-        get_bool(&adapter, "isFallbackAdapter") || info.architecture.to_lowercase().contains("swiftshader");
-    info
-}
-
-/// The backend decision and the sentence that explains it to the reader.
-#[derive(Serialize, Clone, Debug)]
-pub struct BackendChoice {
-    /// `"webgpu"` or `"cpu"`: the backend to train on, or, when `race` is set, the one to try
-    /// first.
-    pub backend: String,
-    /// Why, in words.
-    pub reason: String,
-    /// The probe's findings.
-    pub adapter: AdapterInfo,
-    /// Whether the worker should time both backends and train on the faster
-    /// ([`crate::race`]): a hardware adapter without an override, or `backend=race`.
-    pub race: bool,
-}
-
-/// Chooses the backend: a hardware WebGPU adapter → a race of WebGPU against the CPU on the
-/// reader's model ([`crate::race`]); no API, no adapter or a software adapter → the wasm CPU
-/// backend. `override_` (`"webgpu"`, `"cpu"`, `"race"` or `""`) wins when it can: `"race"` races
-/// on any adapter, software ones included (the end-to-end tests race on SwiftShader).
-pub fn choose(info: AdapterInfo, override_: &str) -> BackendChoice {
-    let vendor = if info.vendor.is_empty() { "unknown vendor".to_string() } else { info.vendor.clone() };
-    let (backend, reason, race) = match override_ {
-        "cpu" => ("cpu", "CPU backend requested in the URL (backend=cpu).".to_string(), false),
-        "webgpu" if info.adapter => (
-            "webgpu",
-            format!("WebGPU requested in the URL (backend=webgpu){}.", if info.fallback { "; note: this adapter is a software fallback, slower than the CPU backend" } else { "" }),
-            false,
-        ),
-        "webgpu" => ("cpu", "WebGPU was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
-        "race" if info.adapter => (
-            "webgpu",
-            format!("Race requested in the URL (backend=race): timing WebGPU ({}) against the CPU on this model.", if info.fallback { "a software adapter" } else { vendor.as_str() }),
-            true,
-        ),
-        "race" => ("cpu", "A race was requested, but this browser offers no WebGPU adapter: using the CPU backend.".to_string(), false),
-        _ if !info.api => ("cpu", "This browser has no WebGPU: training runs on the CPU backend (WebAssembly).".to_string(), false),
-        _ if !info.adapter => ("cpu", "WebGPU is present but returned no adapter: training runs on the CPU backend.".to_string(), false),
-        _ if info.fallback => (
-            "cpu",
-            format!(
-                "Only a software WebGPU adapter ({}) is available, which is far slower than the CPU backend: training runs on the CPU.",
-                if info.architecture.is_empty() { "fallback" } else { info.architecture.as_str() }
-            ),
-            false,
-        ),
-        _ => ("webgpu", format!("A hardware WebGPU adapter ({vendor}) was found: timing it against the CPU on this model."), true),
-    };
-    BackendChoice { backend: backend.to_string(), reason, adapter: info, race }
-}
+use wasm_bindgen_futures::future_to_promise;
 
 /// The race's settings: `{warmup, budgetMs, maxSteps}` ([`crate::race`]).
 #[wasm_bindgen(js_name = raceSettings)]
@@ -164,7 +63,21 @@ pub fn forget_webgpu() {
     WEBGPU.with(|w| *w.borrow_mut() = None);
 }
 
+/// Which engine this build is: `"webgpu"` (the `wgpu` feature: WebGPU and the CPU backend) or
+/// `"cpu"` (the CPU backend only, the smaller download for readers without a hardware adapter).
+#[wasm_bindgen(js_name = engineKind)]
+pub fn engine_kind() -> String {
+    (if cfg!(feature = "wgpu") { "webgpu" } else { "cpu" }).to_string()
+}
+
+/// The browser's WebGPU device: none in the CPU engine (built without the `wgpu` feature).
+#[cfg(not(feature = "wgpu"))]
+pub async fn webgpu_device() -> Result<Device, String> {
+    Err("this engine was built without WebGPU (the CPU engine)".to_string())
+}
+
 /// The browser's WebGPU device, set up once per page or worker and cached.
+#[cfg(feature = "wgpu")]
 pub async fn webgpu_device() -> Result<Device, String> {
     ensure_constructors();
     if let Some(d) = WEBGPU.with(|w| w.borrow().clone()) {
@@ -174,12 +87,6 @@ pub async fn webgpu_device() -> Result<Device, String> {
         Device::wgpu_options().graphics_api(WgpuBackend::WebGpu).init_async().await.map_err(|e| format!("{e:?}"))?;
     WEBGPU.with(|w| *w.borrow_mut() = Some(device.clone()));
     Ok(device)
-}
-
-/// Probes the adapter and returns the [`BackendChoice`] as a JS object.
-#[wasm_bindgen(js_name = chooseBackend)]
-pub async fn choose_backend(override_: String) -> JsValue {
-    to_js(&choose(probe_adapter().await, &override_))
 }
 
 struct Inner {

@@ -8,6 +8,8 @@
 //! The engine never touches the DOM; this module only converts between JS values and the
 //! engine's types, and draws what the page hands it.
 
+mod backend;
+pub use backend::*;
 pub mod charts;
 #[cfg(feature = "engine")]
 mod engine;
@@ -277,6 +279,14 @@ pub fn page_query(flags: JsValue) -> Result<Vec<String>, JsValue> {
     Ok(crate::config::page_query(&flags))
 }
 
+/// The steps of chapter 2's comparison run beside `config` ([`crate::config::companion_steps`]):
+/// `flag` is the page's `compare_steps` (`null` for auto, 0 for same, or a number).
+#[wasm_bindgen(js_name = companionSteps)]
+pub fn companion_steps(config: JsValue, flag: Option<u32>) -> Result<usize, JsValue> {
+    let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
+    Ok(crate::config::companion_steps(&cfg, flag))
+}
+
 /// How many workers train a run and why ([`crate::config::workers_for`]): `{count, reason}`.
 #[wasm_bindgen(js_name = workersFor)]
 pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bool) -> JsValue {
@@ -289,7 +299,7 @@ pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bo
     to_js(&Out { count, reason })
 }
 
-/// The URL query that reproduces a config (`v=3` and its non-default values).
+/// The URL query that reproduces a config (`v=4` and its non-default values).
 #[wasm_bindgen(js_name = configQuery)]
 pub fn config_query(config: JsValue) -> Result<String, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;

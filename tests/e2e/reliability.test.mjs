@@ -170,19 +170,45 @@ test('a shared link over the memory budget says so instead of crashing', { timeo
 });
 
 test('a missing engine build says so instead of loading forever', { timeout: TEST_TIMEOUT }, async () => {
-  // The main thread's view (www/pkg-view) and the worker's engine (www/pkg), each missing in turn.
-  for (const [path, message] of [
-    ['**/www/pkg-view/plateau.js', /The engine could not be loaded .*scripts\/build-web\.sh/],
-    ['**/www/pkg/plateau.js', /The training worker failed/],
+  // The main thread's view (www/pkg-view), the worker's CPU engine (www/pkg-cpu, which a browser
+  // without a hardware WebGPU adapter fetches) and the WebGPU engine (www/pkg, fetched for
+  // backend=webgpu), each missing in turn.
+  for (const [path, message, query] of [
+    ['**/www/pkg-view/plateau.js', /The engine could not be loaded .*scripts\/build-web\.sh/, ''],
+    ['**/www/pkg-cpu/plateau.js', /The CPU engine \(www\/pkg-cpu\) failed to load.*scripts\/build-web\.sh/, ''],
+    ['**/www/pkg/plateau.js', /The WebGPU engine \(www\/pkg\) failed to load.*scripts\/build-web\.sh/, '?backend=webgpu'],
   ]) {
     const context = await suite.browser.newContext();
     try {
       const page = await context.newPage();
       await page.route(path, (route) => route.fulfill({ status: 404, body: 'not built' }));
-      await page.goto(`${suite.server.url}`, { waitUntil: 'load' });
+      await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
       await waitFn(page, () => !document.querySelector('#error').hidden);
       assert.match(await text(page, '#error'), message, path);
       assert.ok(await page.$eval('#boot', (el) => el.hidden), `"Loading the engine…" is gone (${path})`);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
+test('the worker fetches only the engine its backend needs', { timeout: TEST_TIMEOUT }, async () => {
+  // Headless Chromium's only WebGPU adapter is SwiftShader (software): the page trains on the
+  // CPU and fetches the CPU engine alone; backend=webgpu fetches the WebGPU engine alone.
+  for (const [query, want, not] of [
+    ['', 'www/pkg-cpu/plateau_bg.wasm', 'www/pkg/plateau_bg.wasm'],
+    ['?backend=webgpu&steps=3', 'www/pkg/plateau_bg.wasm', 'www/pkg-cpu/plateau_bg.wasm'],
+  ]) {
+    const context = await suite.browser.newContext();
+    try {
+      const page = await context.newPage();
+      const fetched = [];
+      page.on('request', (r) => { if (r.url().endsWith('.wasm')) fetched.push(new URL(r.url()).pathname.replace(/^.*\/www\//, 'www/')); });
+      await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
+      await waitFn(page, () => window.plateauFirstStepAt !== undefined);
+      assert.ok(fetched.includes(want), `${query || 'the default page'} fetched ${want}: ${fetched.join(', ')}`);
+      assert.ok(!fetched.includes(not), `${query || 'the default page'} did not fetch ${not}: ${fetched.join(', ')}`);
+      assert.ok(fetched.includes('www/pkg-view/plateau_bg.wasm'), `the view: ${fetched.join(', ')}`);
     } finally {
       await context.close();
     }

@@ -23,6 +23,8 @@
 //!             [--browser CMD|none] [--wasm FILE|none] [--memory-steps N] [--only CASE] [--write FILE]
 //!             [--one-thread yes|no] [--native-profile PERF_REPORT] [--torch-second CMD]
 //! plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
+//! plateau bench --suite workers [--browser CMD|none] [--only rates] [--write FILE]
+//! plateau bench --suite engines [--browser CMD|none] [--write FILE]
 //! plateau params
 //! ```
 //! Every experiment flag is a key of the config schema (`plateau params` lists them with their
@@ -122,6 +124,12 @@ const USAGE_HEAD: &str = "usage:
                          CPU backend, and the page's backend race on the hardware adapter: the GPU
                          section of FILE; without a hardware GPU it says so and measures nothing
                          (--probe: only look, exit 3 without one)
+  plateau bench --suite workers [--browser CMD|none] [--only rates] [--write FILE]
+                        (scripts/bench-workers.sh) the page's data-parallel steps in headless
+                         Chromium: the workers section of FILE
+  plateau bench --suite engines [--browser CMD|none] [--write FILE]
+                        (scripts/bench-engines.sh) the page's wasm builds' sizes and first visits
+                         (navigation to the first trained step): the engines section of FILE
   plateau parity-dump [--preset P] [--seed S] [--steps K] --out FILE.json
                         chapter 1's initial weights, batches and the engine's per-step numbers, for
                         scripts/parity.sh (an independent PyTorch transcription trains beside it)

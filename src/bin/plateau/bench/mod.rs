@@ -660,6 +660,8 @@ mod gpu;
 pub use gpu::*;
 mod workers;
 pub use workers::*;
+mod engines;
+pub use engines::*;
 
 #[cfg(test)]
 mod tests;

@@ -36,10 +36,13 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     if flags.get("suite") == Some("workers") {
         return workers_suite(args, &flags);
     }
+    if flags.get("suite") == Some("engines") {
+        return engines_suite(args, &flags);
+    }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
-        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers"))),
+        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers, engines"))),
     };
     let kinds: Vec<BackendKind> = flags
         .get("backends")
@@ -211,9 +214,13 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             None => bench::no_gpu_section(&backend::adapters()),
         };
         text = bench::with_gpu_section(&text, &gpu);
-        // So is the workers section (`--suite workers`, scripts/bench-workers.sh).
+        // So is the workers section (`--suite workers`, scripts/bench-workers.sh), and the
+        // engines section (`--suite engines`).
         if let Some(kept) = plateau::report::section(&old, bench::WORKERS_SECTION) {
             text = bench::with_workers_section(&text, kept);
+        }
+        if let Some(kept) = plateau::report::section(&old, bench::ENGINES_SECTION) {
+            text = bench::with_engines_section(&text, kept);
         }
         output::write_file(path, text.as_bytes())?;
         eprintln!("bench: wrote {path}");
@@ -314,6 +321,35 @@ fn workers_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         let old = std::fs::read_to_string(path).unwrap_or_default();
         output::write_file(path, bench::with_workers_section(&old, &body).as_bytes())?;
         eprintln!("bench: wrote the workers section of {path}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plateau bench --suite engines [--browser CMD|none] [--write FILE]`: the page's wasm builds'
+/// sizes side by side and first visits in headless Chromium (`bench/engines.mjs`; see
+/// `bench::engines`), as the engines section of FILE.
+fn engines_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let sizes: Vec<bench::Size> = bench::BUILDS.iter().map(|(dir, _)| bench::build_size(dir)).collect();
+    let browser = flags.get("browser").unwrap_or("node bench/engines.mjs");
+    let visits = if browser == "none" {
+        Err("not run: --browser none".to_string())
+    } else {
+        eprintln!("bench: first visits of the page in headless Chromium ({} per page)", bench::LOADS);
+        bench::run_json::<bench::EnginesBrowser>(browser, &[bench::engines_spec().to_string()])
+    };
+    let body = bench::engines_section(
+        &format!("plateau bench {}", args.join(" ")),
+        &bench::cpu_model(),
+        &today(),
+        &sizes,
+        &visits,
+    );
+    print!("{body}");
+    if let Some(path) = flags.get("write") {
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        output::write_file(path, bench::with_engines_section(&old, &body).as_bytes())?;
+        eprintln!("bench: wrote the engines section of {path}");
     }
     Ok(ExitCode::SUCCESS)
 }
