@@ -213,6 +213,7 @@ pub use memory::*;
 mod page;
 pub use page::*;
 mod presets;
+pub use presets::INTERACTIVE_ANCHOR_SHARDS;
 mod schema;
 pub use schema::*;
 mod url;

@@ -7,7 +7,7 @@
 //! trains its runs, as `REPRODUCTION.md`'s section on them quotes it ([`command_for`]).
 //!
 //! A configuration is identified by its URL query without the seed ([`group_key`]): the engine's
-//! one canonical form of a config (`v=3` and the keys that differ from the chapter's defaults),
+//! one canonical form of a config (`v=4` and the keys that differ from the chapter's defaults),
 //! so the file and the page compute the same key from the same config, whatever the order or
 //! spelling of the record. Run records are read as the sweeps read them (serde, so a record
 //! written before a key existed takes that key's serde default). Finding the runs on disk is the
@@ -32,12 +32,14 @@ pub const VERSION: u32 = 1;
 /// while the file stays within this budget; the rest are left out, with the reason ([`build`]).
 pub const BUDGET_BYTES: usize = 880_000;
 
-/// The order in which `results/`'s subfolders fill the budget: the runs of chapter 4's and
-/// chapter 3's defaults, chapter 2's learning order (the page links to it), the language design
+/// The order in which `results/`'s subfolders fill the budget: the runs of chapter 2's default
+/// (4 shards) and of its comparison's budget, of chapter 4's and chapter 3's defaults, chapter 2's learning order (the page links to it), the language design
 /// search (a grammar option), chapter 1's seed distributions, then chapter 2's ablation and
 /// chapter 3's plateau search (configurations the page does not link to). A folder not listed
 /// comes last.
 pub const FOLDER_ORDER: &[&str] = &[
+    "anchors-s4",
+    "anchors-s4-budget",
     "lm",
     "syntax-nested-1layer",
     "learning-order",

@@ -85,12 +85,14 @@ pub fn span(p: Option<(usize, usize)>) -> String {
 /// widths, batch, learning rate, weight decay, steps and the evaluation's cadence and size.
 pub fn model_line(cfg: &crate::config::RunConfig) -> String {
     format!(
-        "{} layer(s), {} head(s), d {}, d_ff {}, batch {}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
+        "{} layer(s), {} head(s), d {}, d_ff {}, batch {}{}, lr {}, weight decay {}, {} steps, evaluation every {} steps on {} fresh samples{}",
         cfg.layers,
         cfg.heads,
         cfg.d_model,
         cfg.d_ff,
         cfg.batch,
+        // Sharded steps (`train::shards`): the batch's gradient as a sum of slices.
+        if cfg.shards > 1 { format!(" in {} shards", cfg.shards) } else { String::new() },
         cfg.lr,
         cfg.weight_decay,
         cfg.steps,

@@ -354,6 +354,18 @@ fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
     );
 }
 
+/// The page's sentence on the compare view's large-init budget is the one `plateau reproduce
+/// --experiment anchors --budgets …` wrote into `index.html` and quoted in its section, and it
+/// names the page's default budget (`compare-steps`).
+#[test]
+fn the_pages_chapter2_budget_findings_are_the_ones_quoted_in_reproduction_md() {
+    let block = quoted_block("chapter2-budget-findings", "chapter2-compare-budget");
+    assert!(block.starts_with("<strong>The large init's budget</strong>"), "{block}");
+    let steps = plateau::config::DEFAULT_COMPARE_STEPS;
+    assert!(block.contains(&format!("trains {steps} steps")), "the page's default budget: {block}");
+    assert!(block.contains(&format!("by step {steps} in")), "the chosen budget is the page's default: {block}");
+}
+
 /// The page's paragraph on chapter 2's longer runs is generated too: the one `plateau reproduce
 /// --experiment anchors --ablation` wrote into `index.html` and quoted in its section.
 #[test]

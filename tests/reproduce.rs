@@ -377,15 +377,17 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
         matching(&file, &mws)[0].command.as_deref(),
         Some("cargo run --release --bin plateau -- reproduce --preset interactive")
     );
-    // Chapter 2's default (γ 0.7) and its compare run (γ 0.4): 3 to 6 seeds each.
+    // Chapter 2's default (γ 0.7, 4 shards) and its compare run (γ 0.4 at the comparison's own
+    // budget): 6 to 9 seeds each, from the sweep's section and the budget search's.
     let anchors = RunConfig::defaults(Task::Anchors, Preset::Interactive);
-    assert_eq!(anchors.gamma, 0.7, "chapter 2's default γ");
+    assert_eq!((anchors.gamma, anchors.shards), (0.7, 4), "chapter 2's default γ and shards");
     let mut large = anchors.clone();
-    large.gamma = 0.4;
-    for c in [&anchors, &large] {
+    large.gamma = plateau::config::DEFAULT_COMPARE;
+    large.steps = plateau::config::DEFAULT_COMPARE_STEPS as usize;
+    for (c, section) in [(&anchors, "chapter2-interactive-anchors-transformer"), (&large, "chapter2-compare-budget")] {
         let n = seeds(c).len();
-        assert!((3..=6).contains(&n), "γ {}: {n} measured runs", c.gamma);
-        assert_eq!(matching(&file, c)[0].section.as_deref(), Some("chapter2-interactive-anchors-transformer"));
+        assert!((6..=9).contains(&n), "γ {}: {n} measured runs", c.gamma);
+        assert_eq!(matching(&file, c)[0].section.as_deref(), Some(section));
     }
     // Chapters 3 and 4's defaults.
     for task in [Task::Syntax, Task::Lm] {

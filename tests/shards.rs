@@ -147,9 +147,9 @@ fn shards_must_split_the_batch_evenly_and_chapter_3_trains_as_one() {
     let err = cfg.set_all([("shards", "3")]).unwrap_err();
     assert_eq!(err.key, "shards");
     assert!(err.allowed.contains("divisor of the batch (512)"), "{}", err.allowed);
-    assert_eq!(cfg.shards, 1, "unchanged");
-    cfg.set_all([("shards", "4")]).unwrap();
-    assert_eq!(cfg.shards, 4);
+    assert_eq!(cfg.shards, 4, "unchanged (chapter 2's interactive default)");
+    cfg.set_all([("shards", "2")]).unwrap();
+    assert_eq!(cfg.shards, 2);
     // Both keys together: the rule is checked once all are read.
     let mut c = RunConfig::defaults(Task::Anchors, Preset::Interactive);
     c.set_all([("shards", "3"), ("batch", "384")]).unwrap();

@@ -6,7 +6,7 @@
 // The companion follows the run on screen: it starts, pauses, resumes, steps and takes live
 // changes with it; it has no seed band and no snapshots. Every number comes from the engine
 // (the events sent with each chunk); this module only routes rows.
-import { rowsCsv } from './pkg-view/plateau.js';
+import { companionSteps, rowsCsv } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { $, notice, setHidden, setText } from './dom.js';
 import { noteDone, showRunning } from './protocol.js';
@@ -21,13 +21,22 @@ export const compareWanted = () => !!state.runCfg && state.runCfg.experiment ===
 /** Whether the charts draw the companion: it has rows of the run on screen. */
 export const compareActive = () => compareWanted() && !!state.companion.cfg && state.companion.rows.length > 0;
 
-/** Posts a message to the companion's worker (when it has one). @param {any} msg */
+/** The companion's config: `cfg` (the run on screen's) at the comparison γ, trained to the
+ * comparison's own steps (`compare-steps`: the engine's `companionSteps`). @param {import('./state.js').Config} cfg @returns {import('./state.js').Config} */
+export function companionConfig(cfg) {
+  const steps = companionSteps(cfg, state.page.compare_steps ?? undefined);
+  return { ...cfg, gamma: /** @type {number} */ (state.page.compare), steps };
+}
+
+/** The companion's config for the run on screen. */
+const c0 = () => companionConfig(/** @type {import('./state.js').Config} */ (state.runCfg));
+
 /** The start message of the companion for the run on screen (its config: γ replaced). */
 function startMessage() {
   return {
     type: 'start',
     run: state.run,
-    config: { ...state.runCfg, gamma: state.page.compare },
+    config: c0(),
     backend: state.companion.backend,
     autoplay: state.wantRunning,
     seeds: [],
@@ -53,7 +62,7 @@ export function startCompanion(alone) {
     drawCompareVerdict();
     return;
   }
-  c.cfg = { ...state.runCfg, gamma: state.page.compare };
+  c.cfg = c0();
   // The comparison trains on the run's backend: the URL's, or the one the run's worker chose
   // (its race decides once, for both; see `companionBackend`).
   c.backend = state.backendOverride || null;

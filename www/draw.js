@@ -6,7 +6,7 @@
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg } from './pkg-view/plateau.js';
 import { $, canvasById, field, keepChildren, C, darkScheme, setAttr, setClass, setText } from './dom.js';
 import { bandActive, withBands } from './seeds.js';
-import { chapter, chapterOf, state } from './state.js';
+import { axisSteps, chapter, chapterOf, state } from './state.js';
 
 /** Sets the text of the element with this id, only when it differs. @param {string} id @param {string} text */
 export const say = (id, text) => setText($(id), text);
@@ -89,7 +89,7 @@ export function lineChart(id, series, opts) {
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
   // Fixed shaded ranges of the chart (a paper's figure) go under the seed bands.
   const { reference_bands: fixedBands = [], ...rest } = opts;
-  draw('lines', canvas, { x_max: Math.max(state.steps, 1), series: banded.series, bands: [...fixedBands, ...banded.bands], markers, scale, dark: darkScheme.matches, ...rest });
+  draw('lines', canvas, { x_max: axisSteps(state.steps), series: banded.series, bands: [...fixedBands, ...banded.bands], markers, scale, dark: darkScheme.matches, ...rest });
 }
 
 /** A cosine-similarity map (`values`: an `n` × `n` matrix, row-major, in [0, 1]) on canvas `id`,

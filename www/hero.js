@@ -8,7 +8,7 @@ import { plateauSpan } from './pkg-view/plateau.js';
 import { measuredAgreementFor, measuredGroups } from './measured.js';
 import { $, canvasById, darkScheme, setText } from './dom.js';
 import { currentSnap, draw, fit } from './draw.js';
-import { state } from './state.js';
+import { axisSteps, state } from './state.js';
 
 /**
  * A measured group of www/measured.json (see `plateau measured`).
@@ -140,7 +140,7 @@ export function heroChart(id, series, opts, markers, spans = []) {
   if (state.scrub !== null && snap && !opts.x_label) all.push({ x: snap.step, label: '' }); // a step axis only
   // The step axis spans the run's budget (the config's, before its first chunk arrives).
   const steps = state.steps || shownConfig()?.steps || 1;
-  draw('lines', canvas, { x_max: Math.max(steps, 1), series, markers: all, spans, scale, dark: darkScheme.matches, legend: 'ur', ...opts });
+  draw('lines', canvas, { x_max: axisSteps(steps), series, markers: all, spans, scale, dark: darkScheme.matches, legend: 'ur', ...opts });
 }
 
 /** Training seconds at which a row of this step arrived (`state.rowSeconds`), as " · 7.8 s". @param {number} step */

@@ -6,7 +6,7 @@ import { configQuery, rowsCsv, runHeadline } from './pkg-view/plateau.js';
 import { chapterView, scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
 import { download } from './exports.js';
-import { $, notice, showError } from './dom.js';
+import { $, notice, setText, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
@@ -114,6 +114,11 @@ function showWorkers(w) {
   const shown = state.runCfg && (state.runCfg.shards > 1 || state.page.workers > 0);
   el.textContent = shown ? `Workers: ${w.reason}` : '';
   el.hidden = !shown;
+  // The status line: how many workers train, the reason on hover and in the settings.
+  const at = $('workers-at');
+  setText($('workers-n'), w.count === 1 ? '1 worker' : `${w.count} workers`);
+  at.title = w.reason;
+  at.hidden = !shown;
 }
 
 export function onMessage(e) {
@@ -161,6 +166,8 @@ export function onMessage(e) {
       state.steps = msg.steps;
       // Where the sharded steps' time went (the workers' bench reads it).
       if (msg.sharding) window.plateauSharding = msg.sharding;
+      // When the page's first trained step arrived, in ms since navigation (the engines' bench).
+      if (msg.step >= 1 && window.plateauFirstStepAt === undefined) window.plateauFirstStepAt = performance.now();
       // The step counter moves with the run state (the rest of the status line waits for the
       // next frame), so "finished" never shows beside an older step.
       $('step').textContent = String(msg.step);

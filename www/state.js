@@ -34,7 +34,7 @@
  *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
- *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, workers: number},
+ *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, compare_steps: number | null, workers: number},
  *   workerRunning: boolean,
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
  *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>},
@@ -73,7 +73,7 @@ export const state = {
   recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
   pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
   backendOverride: '',
-  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null, workers: 0 }, // page-only URL keys
+  page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null, compare_steps: null, workers: 0 }, // page-only URL keys
   // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
   workerRunning: false, // the run on screen's worker is training (see showRunning in www/protocol.js)
   companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], events: null, step: 0, done: true, message: '', seconds: new Map() },
@@ -114,4 +114,11 @@ export function send(msg) {
  * The worker decides with the engine's `workersFor`. @param {number} runs */
 export function workerShare(runs) {
   return { workers: state.page.workers, cores: navigator.hardwareConcurrency || 1, runs };
+}
+
+/** The steps a step axis spans: the run's budget, or the companion's when it trains longer (chapter
+ * 2's comparison has a budget of its own) and has rows. @param {number} steps the run's */
+export function axisSteps(steps) {
+  const c = state.companion;
+  return Math.max(steps, 1, c.cfg && c.rows.length ? c.cfg.steps : 0);
 }

@@ -5,7 +5,7 @@
 // command-line tool at that configuration show (the engine's `measuredOutcome` on
 // www/measured.json), or that none were measured. The step's own sentence says only what to look
 // for: every number under it comes from the measured runs.
-import { configQuery, editConfig, measuredOutcome, parsePage, parseQuery } from './pkg-view/plateau.js';
+import { companionSteps, configQuery, editConfig, measuredOutcome, parsePage, parseQuery } from './pkg-view/plateau.js';
 import { chapterView, scheduleDraw } from './charts.js';
 import { showCompare } from './compare.js';
 import { setControls } from './controls.js';
@@ -50,7 +50,9 @@ function stepOutcome(step) {
   const cfg = stepConfig(step);
   const mine = outcomeOf(cfg);
   if (!step.compare) return mine || 'Not measured at this configuration yet.';
-  const other = outcomeOf({ ...cfg, gamma: Number(step.compare) });
+  // The comparison trains to its own budget: the one the step's link gives it (the default).
+  const steps = companionSteps(cfg, parsePage(`?${stepQuery(step)}`, [], []).flags.compare_steps ?? undefined);
+  const other = outcomeOf({ ...cfg, gamma: Number(step.compare), steps });
   return `γ ${cfg.gamma}: ${mine || 'not measured'}; γ ${step.compare}: ${other || 'not measured'}.`;
 }
 

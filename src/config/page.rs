@@ -27,6 +27,10 @@ pub const PAGE_KEYS: &[PageKey] = &[
     PageKey { key: "seeds", doc: "1 to 8: a seed band of that many seeds" },
     PageKey { key: "compare", doc: "chapter 2: the γ of a second run trained beside the first, or `off`" },
     PageKey {
+        key: "compare-steps",
+        doc: "chapter 2: the steps of the run beside it: `auto` (its own budget when the first run trains its preset's steps, else the same), `same`, or 1 to 100000",
+    },
+    PageKey {
         key: "workers",
         doc: "`auto` or 1 to 16: how many workers share each step's shards (the run's `shards`); `auto` takes the machine's cores",
     },
@@ -47,6 +51,14 @@ pub const AUTO_WORKERS: u32 = 4;
 /// Chapter 2's comparison γ when the URL names none: the large init of the default contrast
 /// (symmetric in 4 of 6 runs of the γ sweep, against 0.7's inferential in 6 of 6).
 pub const DEFAULT_COMPARE: f64 = 0.4;
+/// The steps chapter 2's comparison run trains beside a run of its preset's steps (`compare-steps`
+/// `auto`, [`companion_steps`]): the large init settles later than the small one, so it trains to
+/// a budget of its own, chosen by the measured search in `REPRODUCTION.md` (*Chapter 2 — the large
+/// init's budget in the compare view*). Links of URL version 3 and older train both runs to the
+/// first run's steps.
+pub const DEFAULT_COMPARE_STEPS: u32 = 1600;
+/// The most steps `compare-steps=` takes.
+pub const MAX_COMPARE_STEPS: u32 = 100_000;
 
 /// The values of the page keys.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,6 +77,10 @@ pub struct PageFlags {
     pub seeds: u32,
     /// `compare=`: chapter 2's comparison γ (`None`: off).
     pub compare: Option<f64>,
+    /// `compare-steps=`: the comparison run's steps: `None` for `auto` ([`companion_steps`]),
+    /// `Some(0)` for `same` (the first run's), or a number.
+    #[serde(default)]
+    pub compare_steps: Option<u32>,
     /// `workers=`: 1 to [`MAX_WORKERS`], or 0 for `auto` ([`workers_for`]).
     #[serde(default)]
     pub workers: u32,
@@ -80,6 +96,7 @@ impl Default for PageFlags {
             only: None,
             seeds: 1,
             compare: Some(DEFAULT_COMPARE),
+            compare_steps: None,
             workers: 0,
         }
     }
@@ -220,6 +237,22 @@ pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (
             }
         }
     };
+    // A link older than URL version 4 trained both runs to the same steps.
+    let old = get("v").and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| (1..4).contains(&v));
+    flags.compare_steps = match get("compare-steps") {
+        None if old => Some(0),
+        None | Some("auto") => None,
+        Some("same") => Some(0),
+        Some(v) => match v.parse::<u32>() {
+            Ok(n) if v.bytes().all(|b| b.is_ascii_digit()) && (1..=MAX_COMPARE_STEPS).contains(&n) => Some(n),
+            _ => {
+                notices.push(format!(
+                    "Invalid compare-steps=\"{v}\" (allowed: auto, same, or 1 to {MAX_COMPARE_STEPS}); using auto."
+                ));
+                None
+            }
+        },
+    };
     if let Some(v) = get("workers") {
         match v.parse::<u32>() {
             _ if v == "auto" => flags.workers = 0,
@@ -257,10 +290,31 @@ pub fn page_query(flags: &PageFlags) -> Vec<String> {
     if flags.compare != Some(DEFAULT_COMPARE) {
         out.push(format!("compare={}", flags.compare.map_or("off".to_string(), |g| g.to_string())));
     }
+    if flags.compare.is_some() {
+        match flags.compare_steps {
+            None => {}
+            Some(0) => out.push("compare-steps=same".into()),
+            Some(n) => out.push(format!("compare-steps={n}")),
+        }
+    }
     if flags.workers != 0 {
         out.push(format!("workers={}", flags.workers));
     }
     out
+}
+
+/// The steps of chapter 2's comparison run beside `cfg` (`compare-steps`, `flag`): `auto`
+/// (`None`) gives the large init its own budget, [`DEFAULT_COMPARE_STEPS`], when `cfg` trains its
+/// preset's steps, else `cfg`'s steps (a reader who set the steps gets both runs that long);
+/// `same` (`Some(0)`) `cfg`'s steps; a number that many.
+pub fn companion_steps(cfg: &super::RunConfig, flag: Option<u32>) -> usize {
+    match flag {
+        None if cfg.steps == super::RunConfig::defaults(cfg.experiment, cfg.preset).steps => {
+            (DEFAULT_COMPARE_STEPS as usize).max(cfg.steps)
+        }
+        None | Some(0) => cfg.steps,
+        Some(n) => n as usize,
+    }
 }
 
 #[cfg(test)]
@@ -272,7 +326,7 @@ mod tests {
         let controls = vec!["c".to_string(), "seed".to_string()];
         let charts = vec!["loss".to_string(), "map-att".to_string()];
         let (f, notes) = page_from_query(
-            "?v=3&c=2.5&backend=cpu&hide=prose,nav&controls=c,seed&autoplay=0&only=loss&seeds=3&compare=0.6&workers=2",
+            "?v=4&c=2.5&backend=cpu&hide=prose,nav&controls=c,seed&autoplay=0&only=loss&seeds=3&compare=0.6&compare-steps=1200&workers=2",
             &controls,
             &charts,
         );
@@ -287,6 +341,7 @@ mod tests {
                 only: Some(vec!["loss".into()]),
                 seeds: 3,
                 compare: Some(0.6),
+                compare_steps: Some(1200),
                 workers: 2,
             }
         );
@@ -300,10 +355,36 @@ mod tests {
                 "only=loss",
                 "seeds=3",
                 "compare=0.6",
+                "compare-steps=1200",
                 "workers=2"
             ]
         );
         assert!(page_query(&PageFlags::default()).is_empty(), "the defaults write nothing");
+        // The comparison's own budget: `auto`, `same`, a number, a bad value (a notice and auto),
+        // and a link older than version 4 (both runs to the same steps).
+        let steps = |q: &str| page_from_query(q, &controls, &charts);
+        assert_eq!(steps("?compare-steps=same").0.compare_steps, Some(0));
+        assert_eq!(page_query(&steps("?compare-steps=same").0), ["compare-steps=same"]);
+        assert_eq!(steps("?v=4").0.compare_steps, None);
+        assert_eq!(steps("?compare-steps=auto").0.compare_steps, None);
+        assert_eq!(steps("?v=3").0.compare_steps, Some(0), "version 3 trained both to the same steps");
+        assert_eq!(steps("?v=3&compare-steps=900").0.compare_steps, Some(900));
+        let (f, notes) = steps("?compare-steps=-5");
+        assert_eq!((f.compare_steps, notes.len()), (None, 1));
+        assert!(notes[0].contains("Invalid compare-steps=\"-5\""), "{notes:?}");
+        assert_eq!(steps("?compare-steps=100001").0.compare_steps, None);
+        assert!(
+            page_query(&steps("?compare=off&compare-steps=900").0) == ["compare=off"],
+            "no budget without a comparison"
+        );
+        // Auto: the large init's own budget beside the preset's steps, else the run's steps.
+        let ch2 = super::super::RunConfig::defaults(super::super::Task::Anchors, super::super::Preset::Interactive);
+        assert_eq!(companion_steps(&ch2, None), DEFAULT_COMPARE_STEPS as usize);
+        assert_eq!(companion_steps(&super::super::RunConfig { steps: 20, ..ch2.clone() }, None), 20);
+        assert_eq!(companion_steps(&ch2, Some(0)), ch2.steps);
+        assert_eq!(companion_steps(&super::super::RunConfig { steps: 20, ..ch2.clone() }, Some(300)), 300);
+        let paper = super::super::RunConfig::defaults(super::super::Task::Anchors, super::super::Preset::Paper);
+        assert_eq!(companion_steps(&paper, None), paper.steps, "never shorter than the run's own budget");
         // Every page key of the table, and no other, is read.
         for k in PAGE_KEYS {
             assert!(super::super::spec(k.key).is_none(), "{} is a schema key too", k.key);

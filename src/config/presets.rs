@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// Chapter 2's interactive shards: of the presets the workers bench measured (`BENCHMARKS.md`,
+/// *Workers*), the one whose step two workers make markedly faster (1.77× at 4 shards); chapter
+/// 1's interactive (1.24×) and chapter 4's (0.95×) keep one shard.
+pub const INTERACTIVE_ANCHOR_SHARDS: usize = 4;
+
 impl RunConfig {
     /// The defaults of a preset.
     ///
@@ -98,6 +103,10 @@ impl RunConfig {
     /// default stayed at d_ff 256. `interactive` starts at γ = 0.7, chosen by the γ sweep of
     /// `REPRODUCTION.md` (inferential in every seed, 3 of them fresh, and settled sooner than at
     /// 0.8); `paper` keeps the paper's γ = 0.8. (URLs of version 1 read the old interactive 0.8.)
+    ///
+    /// `interactive` trains [`INTERACTIVE_ANCHOR_SHARDS`] shards (slices of 128 whose gradients
+    /// are summed in a fixed order), so that the page's workers share each step; its rows differ
+    /// from one shard's only in the last bits of the sums (until URL version 4 it trained one).
     pub fn anchors(preset: Preset) -> RunConfig {
         let n = RunConfig::NEUTRAL;
         let base = RunConfig {
@@ -122,7 +131,7 @@ impl RunConfig {
             ..n
         };
         match preset {
-            Preset::Interactive => RunConfig { gamma: 0.7, ..base },
+            Preset::Interactive => RunConfig { gamma: 0.7, shards: INTERACTIVE_ANCHOR_SHARDS, ..base },
             Preset::Paper => RunConfig { steps: 5000, snapshot_every: 250, ..base },
         }
     }

@@ -481,7 +481,7 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "shards",
-        doc: "Split each step's batch into S equal shards whose gradients are summed in a fixed order (1 = one gradient of the whole batch, as every preset). The page's workers share the shards of a step, so the rows are the same for any number of workers; must divide batch; chapter 3 trains as one shard.",
+        doc: "Split each step's batch into S equal shards whose gradients are summed in a fixed order (1 = one gradient of the whole batch, as every preset but chapter 2's interactive, which trains 4). The page's workers share the shards of a step, so the rows are the same for any number of workers; must divide batch; chapter 3 trains as one shard.",
         kind: Kind::Int { min: 1, max: 16 },
         live: false,
         field: count!(shards),

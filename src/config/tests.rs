@@ -97,7 +97,7 @@ fn urls_and_json_round_trip_every_chapter() {
             cfg.seed = 42;
             cfg.lr = 0.00037;
             let q = to_query(&cfg);
-            assert!(q.starts_with("v=3"), "{q}");
+            assert!(q.starts_with("v=4"), "{q}");
             let (back, notes) = from_query(&q);
             assert!(notes.is_empty() && query_notices(&q).is_empty(), "{q}: {notes:?}");
             assert_eq!(back, cfg, "{q}");
@@ -106,14 +106,14 @@ fn urls_and_json_round_trip_every_chapter() {
             assert_eq!(back, cfg);
         }
     }
-    assert_eq!(to_query(&RunConfig::default()), "v=3");
+    assert_eq!(to_query(&RunConfig::default()), "v=4");
 }
 
 #[test]
 fn page_notices_name_unknown_keys_and_versions() {
-    let n = query_notices("?v=4&backend=cpu&hide=prose&frobnicate=1&c=2");
+    let n = query_notices("?v=5&backend=cpu&hide=prose&frobnicate=1&c=2");
     assert_eq!(n.len(), 2, "{n:?}");
-    assert!(n[0].contains("version \"4\""));
+    assert!(n[0].contains("version \"5\""));
     assert!(n[1].contains("unknown URL parameter \"frobnicate\""));
     assert!(from_json("[1]").is_err());
     assert!(from_json("{").is_err());
@@ -190,7 +190,7 @@ fn an_edit_reads_like_a_link_with_one_value_changed() {
     let (g, notes) = edit(&cfg, "gamma", "0.5");
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(g, RunConfig { gamma: 0.5, ..cfg.clone() }, "one value changed, the others kept");
-    assert_eq!(to_query(&g), "v=3&experiment=anchors&seed=7&lr=0.002&gamma=0.5");
+    assert_eq!(to_query(&g), "v=4&experiment=anchors&seed=7&lr=0.002&gamma=0.5");
     // Out of range: the safe value (the range's end) and a notice naming the key.
     let (g, notes) = edit(&cfg, "gamma", "9");
     assert_eq!(g.gamma, 1.5);
@@ -266,9 +266,26 @@ fn version_1_links_keep_the_defaults_they_were_written_against() {
     assert_eq!(old("v=1&c=2.5"), old("v=3&c=2.5"), "chapter 1 did not change");
     // Today's writer round-trips, and an old link rewritten names its γ.
     let cfg = old("v=1&experiment=anchors&seed=4");
-    assert_eq!(to_query(&cfg), "v=3&experiment=anchors&seed=4&gamma=0.8");
+    assert_eq!(to_query(&cfg), "v=4&experiment=anchors&seed=4&gamma=0.8&shards=1");
     assert_eq!(old(&to_query(&cfg)), cfg);
     assert_eq!(query_notices("v=9").len(), 1);
+}
+
+#[test]
+fn version_3_links_keep_chapter_2_on_one_shard() {
+    // Chapter 2's interactive default trained one shard until URL version 4, four since.
+    let old = |q: &str| from_query(q).0;
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Interactive).shards, 4);
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Paper).shards, 1, "the paper preset keeps one");
+    assert_eq!(old("v=3&experiment=anchors").shards, 1);
+    assert_eq!(old("v=1&experiment=anchors").shards, 1);
+    assert_eq!(old("v=3&experiment=anchors&shards=2").shards, 2, "a value the link names is kept");
+    assert_eq!(old("v=4&experiment=anchors").shards, 4);
+    assert_eq!(old("experiment=anchors").shards, 4);
+    assert_eq!(old("v=3&c=2").shards, 1, "chapter 1 keeps one shard");
+    let cfg = old("v=3&experiment=anchors&seed=2");
+    assert_eq!(to_query(&cfg), "v=4&experiment=anchors&seed=2&shards=1");
+    assert_eq!(old(&to_query(&cfg)), cfg);
 }
 
 #[test]
@@ -293,6 +310,6 @@ fn version_2_links_keep_chapter_3_on_the_agreement_grammar() {
     assert_eq!(old("experiment=syntax"), now, "a link without a version reads today's defaults");
     // An old link rewritten names the old language and depth, and reads back the same.
     let cfg = old("v=2&experiment=syntax&seed=4");
-    assert_eq!(to_query(&cfg), "v=3&experiment=syntax&seed=4&layers=2&grammar=agreement");
+    assert_eq!(to_query(&cfg), "v=4&experiment=syntax&seed=4&layers=2&grammar=agreement");
     assert_eq!(old(&to_query(&cfg)), cfg);
 }

@@ -67,15 +67,16 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
     (cfg, notices)
 }
 
-/// Version of the URL format the page writes (`v=3`). A query lists only the values that differ
+/// Version of the URL format the page writes (`v=4`). A query lists only the values that differ
 /// from its chapter's defaults, so a change of a default needs a new version: links of an older
 /// version read the keys they leave out with that version's defaults ([`OLD_DEFAULTS`]).
-pub const URL_VERSION: u32 = 3;
+pub const URL_VERSION: u32 = 4;
 
 /// The versions a URL may carry: 1 (until chapter 2's interactive γ moved from 0.8 to 0.7), 2
 /// (until chapter 3's interactive default moved from the agreement grammar on 2 layers to the
-/// nested language on 1 layer) and 3.
-pub const URL_VERSIONS: &[&str] = &["1", "2", "3"];
+/// nested language on 1 layer), 3 (until chapter 2's interactive default moved from one shard to
+/// four) and 4.
+pub const URL_VERSIONS: &[&str] = &["1", "2", "3", "4"];
 
 /// The defaults older links were written against, where they differ from today's, in the order
 /// they changed: `(version that changed it, experiment, preset, key, old value)`. A link of
@@ -84,6 +85,7 @@ pub const OLD_DEFAULTS: &[(u32, Task, Preset, &str, &str)] = &[
     (2, Task::Anchors, Preset::Interactive, "gamma", "0.8"),
     (3, Task::Syntax, Preset::Interactive, "grammar", "agreement"),
     (3, Task::Syntax, Preset::Interactive, "layers", "2"),
+    (4, Task::Anchors, Preset::Interactive, "shards", "1"),
 ];
 
 /// `cfg` with the reader's `value` for `key`, checked in the context of the whole config
@@ -130,7 +132,7 @@ pub fn query_notices(query: &str) -> Vec<String> {
     out
 }
 
-/// The query that reproduces `cfg`: `v=3` ([`URL_VERSION`]) and the values that differ from its chapter's
+/// The query that reproduces `cfg`: `v=4` ([`URL_VERSION`]) and the values that differ from its chapter's
 /// defaults ([`RunConfig::non_default_pairs`]), percent-encoded.
 pub fn to_query(cfg: &RunConfig) -> String {
     let enc = |s: &str| -> String {

@@ -139,7 +139,7 @@ test('chapter 3: the nested language by default; a version 2 link keeps the agre
   await old.run(async () => {
     await booted(old.page);
     assert.equal(await old.page.$eval('#grammar', (el) => el.value), 'agreement', 'v=2 read with the defaults it was written against');
-    assert.match(old.page.url(), /[?&]v=3&.*layers=2.*grammar=agreement/, 'rewritten as today\'s link to the same run');
+    assert.match(old.page.url(), /[?&]v=4&.*layers=2.*grammar=agreement/, 'rewritten as today\'s link to the same run');
   });
 });
 

@@ -50,7 +50,7 @@ test('the URL the page writes reproduces the same rows', { timeout: TEST_TIMEOUT
     assert.match(notices, /unknown URL parameter "frobnicate"/);
     written = await page.evaluate(() => window.location.search);
     t.diagnostic(`written URL: ${written}`);
-    assert.match(written, /^\?v=3&/);
+    assert.match(written, /^\?v=4&/);
     for (const kv of ['c=2.5', 'seed=3', 'steps=12', 'eval-every=4']) assert.ok(written.includes(kv), `${kv} in ${written}`);
     assert.ok(!written.includes('frobnicate'), 'unknown keys are not written back');
     csvA = readFileSync((await download(page, () => page.click('#csv'), 'share-a.csv')).path, 'utf8');
@@ -412,7 +412,7 @@ test('a seed band trains the next seeds, replays live changes, draws median and 
     assert.equal(figs.figures.find((f) => f.id === 'chart-loss')?.title, 'Loss');
     assert.ok(figs.figures.every((f) => f.caption.length > 20), 'every figure has its caption');
     assert.ok(figs.svgsParse, 'every SVG parses');
-    assert.match(figs.intro, /at step 20 of 20\. Configuration: <code>\?v=3&amp;/);
+    assert.match(figs.intro, /at step 20 of 20\. Configuration: <code>\?v=4&amp;/);
 
     // One seed again: the band and its button go.
     await page.selectOption('#seeds', '1');

@@ -74,6 +74,26 @@ test('one, two and four workers train the same rows as the CLI', { timeout: TEST
   assert.equal(csvs[2], csvs[0], 'four workers: the rows of one, bit for bit');
 });
 
+test('chapter 2 at its defaults trains its 4 shards on every core, with the CLI\'s rows', { timeout: TEST_TIMEOUT }, async (t) => {
+  // No shards= and no workers= in the URL: the preset's shards (4 since URL version 4) and
+  // workers=auto (the browser's cores). Alone (compare=off) the run takes both of this machine's
+  // cores; beside its comparison each run takes its share.
+  const golden = readFileSync(join(REPO_ROOT, 'tests', 'golden', 'anchors-shards4-seed0-12.csv'), 'utf8');
+  const defaults = GOLDEN.replace('&shards=4', '').replace('v=3', 'v=4');
+  const { page, run } = await openPage('defaults', { query: defaults });
+  await run(async () => {
+    await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished');
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const w = await workersOf(page);
+    t.diagnostic(`${cores} cores: ${w.text}`);
+    assert.equal(w.count, Math.min(cores, 4), w.text);
+    assert.match(await page.$eval('#workers-n', (el) => el.textContent), new RegExp(`^${w.count} workers?$`), 'the status line says how many');
+    const worst = difference(await csvOf(page), golden);
+    t.diagnostic(`largest difference from the CLI's rows at 4 shards: ${worst}`);
+    assert.ok(worst < TOLERANCE, String(worst));
+  });
+});
+
 test('a live change reaches every replica, and a failed shard worker leaves the rows unchanged', { timeout: TEST_TIMEOUT }, async (t) => {
   const csvs = [];
   for (const n of [1, 2]) {

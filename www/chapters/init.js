@@ -3,7 +3,7 @@
 // run), the PCA, cosine and attention maps, the held-out answer's marker and the verdict note.
 import { drawScatter, seriesSummary } from '../pkg-view/plateau.js';
 import { canvasById, C, darkScheme } from '../dom.js';
-import { compareActive, companionSeries } from '../compare.js';
+import { compareActive, companionConfig, companionSeries } from '../compare.js';
 import { col, currentSnap, draw, fit, fixed, forget, last, lineChart, range, say, scrubSnap } from '../draw.js';
 import { stampRows, state } from '../state.js';
 import { groupsOf, heroChart, measuredLastRows, measuredSeries, noteMeasured, secondsAt, shownConfig, yRange } from '../hero.js';
@@ -48,7 +48,7 @@ function compared(curves) {
 const BINS = [[1, 'key_cos_d1'], [2, 'key_cos_d2'], [4, 'key_cos_d3_5'], [11, 'key_cos_d6_19'], [40, 'key_cos_d20plus']];
 
 /** The companion's config (chapter 2's compare view), or null. */
-const companionCfg = () => (state.page.compare !== null && shownConfig() ? { ...shownConfig(), gamma: state.page.compare } : null);
+const companionCfg = () => (state.page.compare !== null && shownConfig() ? companionConfig(shownConfig()) : null);
 
 /** A verdict marker: `γ 0.7 inferential from 275 · 41.0 s`. @param {any} v @param {number} gamma @param {Map<number, number> | null} seconds */
 function verdictMarker(v, gamma, seconds) {
@@ -83,7 +83,9 @@ function heroJobs() {
         ] : []),
       ];
       const markers = [...verdictMarker(state.events, gamma, null), ...(other ? verdictMarker(c.events, other.gamma, c.seconds) : [])];
-      heroChart('hero-answers', series, { y_min: 0, y_max: 1.05, y_label: 'inferential — / symmetric - -', legend: 'ul' }, markers);
+      // The step axis spans both budgets (the comparison trains to its own, `compare-steps`).
+      const steps = Math.max(state.steps || cfg?.steps || 1, other ? other.steps : 0);
+      heroChart('hero-answers', series, { x_max: steps, y_min: 0, y_max: 1.05, y_label: 'inferential — / symmetric - -', legend: 'ul' }, markers);
       const r = last();
       say('sum-hero-answers', r ? `Step ${r.step}: γ ${gamma} answers the held-out pair inferentially in ${fixed(r.acc_inferential, 2)}, symmetrically in ${fixed(r.acc_symmetric, 2)}.` : '');
       noteMeasured(2, [[`γ ${gamma}: `, g, state.rows], ...(other ? /** @type {[string, any, any[]][]} */ ([[`γ ${other.gamma}: `, go, c.rows]]) : [])]);

@@ -10,6 +10,7 @@ use crate::report::step;
 mod section;
 #[cfg(feature = "engine")]
 pub use section::*;
+pub mod budget;
 
 /// Accuracy at which a subset counts as learned, and at which a held-out answer counts as the
 /// model's answer.

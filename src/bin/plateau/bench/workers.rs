@@ -1,7 +1,7 @@
 //! `plateau bench --suite workers` (`scripts/bench-workers.sh`): the page's data-parallel
 //! training (`train::shards`, `www/shard-worker.js`) measured on the page itself in headless
 //! Chromium (`bench/workers.mjs`): steps per second of every chapter preset that can be sharded,
-//! with one shard on one worker (the page's default), four shards on one worker (the cost of the
+//! with one shard on one worker, four shards on one worker (the cost of the
 //! slicing) and four shards on two workers (and four where the machine has the cores), side by
 //! side in one run; where a sharded step's time goes; and chapter 2's time to its held-out
 //! answer with and without the workers. It forms the workers section of `BENCHMARKS.md`, which
@@ -54,7 +54,8 @@ pub fn settings(cores: usize) -> Vec<Setting> {
 
 /// The page query of a preset at a setting.
 pub fn setting_query(preset: &str, s: Setting) -> String {
-    let shards = if s.shards > 1 { format!("shards={}", s.shards) } else { String::new() };
+    // Always named: chapter 2's interactive default trains 4 shards since URL version 4.
+    let shards = format!("shards={}", s.shards);
     [preset, shards.as_str()].iter().filter(|q| !q.is_empty()).copied().collect::<Vec<_>>().join("&")
 }
 
@@ -210,7 +211,7 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
          main thread drawing the charts), timed between two changes of the page's step counter at least {WINDOW_S} s \
          and 4 steps apart, after {WARMUP_S} s of training. With {SHARDS} shards each step's batch is cut into {SHARDS} slices whose gradients are summed \
          in slice order, so the rows are the same for any number of workers (`tests/e2e/workers.test.mjs`, \
-         `tests/shards.rs`); one shard is the page's default and the measured runs' setting. Chapter 3 trains as \
+         `tests/shards.rs`); one shard was every preset's default until this table moved chapter 2's interactive preset to 4 (URL version 4; `config::INTERACTIVE_ANCHOR_SHARDS`). Chapter 3 trains as \
          one shard (its loss is a mean over the batch's masked tokens).\n\n",
         r.as_ref().map_or("not run", |b| b.browser.as_str())
     ));
@@ -224,12 +225,14 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
     o.push_str(&format!("The page reports {} cores (`navigator.hardwareConcurrency`).\n\n", b.cores));
     let find = |name: &str, s: Setting| {
         b.cases.iter().find(|c| {
-            c.page.name == name && c.page.workers == s.workers && c.page.query.contains("shards=") == (s.shards > 1)
+            c.page.name == name
+                && c.page.workers == s.workers
+                && c.page.query.contains(&format!("shards={SHARDS}")) == (s.shards > 1)
         })
     };
     let four = b.cores >= 4;
     o.push_str(&format!(
-        "| preset | 1 shard, 1 worker | {SHARDS} shards, 1 worker | {SHARDS} shards, 2 workers |{} 2 workers vs the default | 2 workers vs 1 ({SHARDS} shards) | a 2-worker step: own / waiting / sum and send |\n",
+        "| preset | 1 shard, 1 worker | {SHARDS} shards, 1 worker | {SHARDS} shards, 2 workers |{} 2 workers vs 1 shard | 2 workers vs 1 ({SHARDS} shards) | a 2-worker step: own / waiting / sum and send |\n",
         if four { format!(" {SHARDS} shards, 4 workers |") } else { String::new() }
     ));
     o.push_str(&format!("|---|---|---|---|{}---|---|---|\n", if four { "---|" } else { "" }));
@@ -266,7 +269,11 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
         o.push_str("**Chapter 2's held-out answer**, one run at each γ (the compare view off):\n\n");
         o.push_str("| run | workers | answer | from step | training seconds |\n|---|---|---|---|---|\n");
         for v in &b.verdicts {
-            let shards = if v.page.query.contains("shards=") { format!("{SHARDS} shards") } else { "1 shard".into() };
+            let shards = if v.page.query.contains(&format!("shards={SHARDS}")) {
+                format!("{SHARDS} shards")
+            } else {
+                "1 shard".into()
+            };
             let what = v
                 .page
                 .error
@@ -285,7 +292,7 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
     o.push_str("**Targets** (issue 38):\n\n");
     for (name, s) in speedups.iter().filter(|(n, _)| *n == "ch2 interactive" || *n == "ch1 paper") {
         o.push_str(&format!(
-            "- {name}, 2 workers against the default: {}.\n",
+            "- {name}, 2 workers against one shard: {}.\n",
             match s {
                 Some(x) if *x >= TARGET_SPEEDUP => format!("{x:.2}× — **met** (target ≥ {TARGET_SPEEDUP}×)"),
                 Some(x) => format!("{x:.2}× — **not met** (target ≥ {TARGET_SPEEDUP}×)"),

@@ -35,6 +35,8 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
             "factors",
             "page",
             "fresh-seeds",
+            "budgets",
+            "short-dir",
             "search",
             "design",
             "copy",

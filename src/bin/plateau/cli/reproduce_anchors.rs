@@ -98,7 +98,8 @@ fn merged<'a>(base: &[(&'a str, &'a str)], changes: &[(&'a str, &'a str)]) -> Ve
 const LONG_RUNS: &str = "the interactive default trained 3000 steps";
 
 /// The mixed reconstruction the ablation starts from: 2 layers, 1 head, d 64, d_ff 256, batch 128,
-/// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps.
+/// lr 1e-3, weight decay 0.01, half memory samples, sequence length 9, no warm-up, 1500 steps, one
+/// shard.
 pub(super) fn ablation_base() -> RunConfig {
     let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     for (k, v) in [
@@ -116,6 +117,7 @@ pub(super) fn ablation_base() -> RunConfig {
         ("eval-every", "25"),
         ("eval-batch", "64"),
         ("snapshot-every", "500"),
+        ("shards", "1"),
     ] {
         cfg.set(k, v).expect("valid ablation base");
     }
@@ -232,6 +234,9 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     if flags.get("learning-order").is_some() {
         return reproduce_learning_order(flags, args);
     }
+    if flags.get("budgets").is_some() {
+        return reproduce_budget(flags, args);
+    }
     let seeds = seed_list(flags, "0,1,2")?;
     // The sweep the page's table shows (REPRODUCTION.md records the exact command, with its fresh
     // seeds), so the short command regenerates a section of the same shape.
@@ -259,7 +264,11 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     if let Some(done) = sweep.finish(runs.len()) {
         return done;
     }
-    let name = format!("chapter2-{}-anchors-{}", base.preset.name(), base.model.name());
+    // A sweep at another shard count than the preset's has a section of its own (the one-shard
+    // runs measured before URL version 4 keep theirs).
+    let preset_shards = RunConfig::defaults(plateau::config::Task::Anchors, base.preset).shards;
+    let suffix = if base.shards == preset_shards { String::new() } else { format!("-shards{}", base.shards) };
+    let name = format!("chapter2-{}-anchors-{}{suffix}", base.preset.name(), base.model.name());
     // The page's default (interactive transformer, its default task): its paragraph goes into the
     // page, and the section quotes it, so a test can hold the two equal.
     let defaults = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
@@ -301,6 +310,8 @@ pub(super) const LEARNING_ORDER: &[(&str, &str, Pairs)] = &[
 pub(super) fn learning_order_base() -> RunConfig {
     let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     cfg.set("memory", "0.5").expect("valid learning-order base");
+    // Measured at one shard (the default until URL version 4): its runs keep their config.
+    cfg.set("shards", "1").expect("valid learning-order base");
     cfg
 }
 
@@ -352,4 +363,89 @@ pub(super) fn reproduce_learning_order(flags: &Flags, args: &[String]) -> Result
         &body,
         whole.then_some(("chapter2-order-findings", paragraph.as_str())),
     )
+}
+
+/// `plateau reproduce --experiment anchors --budgets 800,1000,… --gammas 0.4 --steps N --seeds …
+/// [--fresh-seeds …] [--short-dir DIR] [--csv-dir DIR] [--finished-only]`: the compare view's
+/// large-init budget (issue 50, item 6; the rules in `chapters::anchors::summary::budget`). Each
+/// seed trains one run of `--steps`, read at every budget; `--short-dir` holds the γ sweep's runs
+/// of the first budget's length, against which the long runs' first steps are checked.
+pub(super) fn reproduce_budget(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
+    use plateau::chapters::anchors::summary as r;
+    let budgets: Vec<usize> = list_flag(flags, "budgets", "")?
+        .into_iter()
+        .map(|b| {
+            if b >= 1.0 && b.fract() == 0.0 {
+                Ok(b as usize)
+            } else {
+                Err(CliError(format!("--budgets: {b} is not a step count")))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let gamma = match list_flag(flags, "gammas", "0.4")?.as_slice() {
+        [g] => *g,
+        _ => return Err(CliError("--budgets takes one γ (--gammas 0.4)".into())),
+    };
+    let seeds = seed_list(flags, "0,1,2,3,4,5")?;
+    let fresh =
+        flags.get("fresh-seeds").map(|_| seed_list_of(flags, "fresh-seeds", "")).transpose()?.unwrap_or_default();
+    let mut base = flags.cfg.clone();
+    base.set("gamma", &gamma.to_string())?;
+    if budgets.is_empty() || budgets.windows(2).any(|w| w[0] >= w[1]) || *budgets.last().unwrap() > base.steps {
+        return Err(CliError(format!("--budgets: increasing step counts up to --steps ({})", base.steps)));
+    }
+    let csv_dir = flags.get("csv-dir").unwrap_or("results").to_string();
+    let short_dir = flags.get("short-dir").map(str::to_string);
+    let mut sweep = Sweep::from_flags(flags)?;
+    let kind = sweep.kind;
+    std::fs::create_dir_all(&csv_dir)?;
+    let mut runs = vec![];
+    let mut prefix = (0usize, 0usize, 0.0f64);
+    for (seed, is_fresh) in seeds.iter().map(|&s| (s, false)).chain(fresh.iter().map(|&s| (s, true))) {
+        let mut cfg = base.clone();
+        cfg.set("seed", &seed.to_string())?;
+        let stem = format!("{csv_dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.model.name());
+        let label = format!("γ={gamma} seed={seed} ({} steps)", cfg.steps);
+        let Some((rows, _)) = sweep.run(&ANCHOR_RUNS, &cfg, &stem, &label, true)? else { continue };
+        // The γ sweep's run of the first budget's length, when it was measured: the same rows.
+        if let Some(dir) = &short_dir {
+            let mut short = cfg.clone();
+            short.set("steps", &budgets[0].to_string())?;
+            let s = format!("{dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.model.name());
+            if let Some((short_rows, _)) =
+                finished_kept_run(&ANCHOR_RUNS, &format!("{s}.csv"), &format!("{s}.json"), &short, kind)
+            {
+                let head: Vec<_> = rows.iter().filter(|r| r.step <= budgets[0]).cloned().collect();
+                let a = plateau::chapters::anchors::to_csv(&head);
+                let b = plateau::chapters::anchors::to_csv(&short_rows);
+                prefix.0 += 1;
+                prefix.1 += usize::from(a == b);
+                prefix.2 = prefix.2.max(csv_max_difference(&a, &b));
+            }
+        }
+        runs.push((seed, is_fresh, rows));
+    }
+    if let Some(done) = sweep.finish(runs.len()) {
+        return done;
+    }
+    let view: Vec<r::BudgetRun> = runs.iter().map(|(s, f, rows)| (*s, *f, rows.as_slice())).collect();
+    let (body, paragraph) =
+        r::budget_section(&written_by(args, kind), &csv_dir, &base, &budgets, &view, (prefix.0 > 0).then_some(prefix));
+    sweep.publish(flags, "chapter2-compare-budget", &body, Some(("chapter2-budget-findings", paragraph.as_str())))
+}
+
+/// The largest absolute difference between two CSVs' numeric cells, row by row (infinite when
+/// their shapes differ).
+fn csv_max_difference(a: &str, b: &str) -> f64 {
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    if la.len() != lb.len() {
+        return f64::INFINITY;
+    }
+    la.iter().zip(&lb).skip(1).fold(0.0, |worst, (x, y)| {
+        x.split(',').zip(y.split(',')).fold(worst, |w, (p, q)| match (p.parse::<f64>(), q.parse::<f64>()) {
+            (Ok(p), Ok(q)) if p.is_finite() && q.is_finite() => w.max((p - q).abs()),
+            _ if p == q => w,
+            _ => f64::INFINITY,
+        })
+    })
 }
