@@ -46,11 +46,11 @@ async function load(query) {
   ctx.on('response', async (res) => {
     const url = new URL(res.url());
     if (!url.pathname.endsWith('.wasm')) return;
-    try {
-      wasm.push({ path: url.pathname.replace(/^.*\/www\//, 'www/'), bytes: (await res.body()).length });
-    } catch (e) {
-      wasm.push({ path: url.pathname, bytes: 0 });
-    }
+    const path = url.pathname.replace(/^.*\/www\//, 'www/');
+    // A worker's response body cannot always be read back here: its size from the header.
+    let bytes = 0;
+    try { bytes = Number((await res.allHeaders())['content-length']) || (await res.body()).length; } catch (e) { /* 0 */ }
+    wasm.push({ path, bytes: Math.max(0, bytes) });
   });
   try {
     const p = await ctx.newPage();

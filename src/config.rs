@@ -476,6 +476,25 @@ impl RunConfig {
             *self = before;
             return Err(err);
         }
+        // The shards must split the batch: a batch or shard count that breaks the rule is refused
+        // (the other key stays), so a strict set never leaves an invalid config.
+        if cross && (key == "batch" || key == "shards") {
+            if let Err(mut err) = self.check_shards() {
+                if key == "batch" {
+                    err = ConfigError {
+                        key: key.to_string(),
+                        value: value.to_string(),
+                        allowed: format!(
+                            "a multiple of the shards ({}), so that every shard has the same size",
+                            self.shards
+                        ),
+                        safe: Some(before.get(key).unwrap_or_default()),
+                    };
+                }
+                *self = before;
+                return Err(err);
+            }
+        }
         Ok(())
     }
 
@@ -528,9 +547,21 @@ impl RunConfig {
             .iter()
             .filter(|(k, _)| *k != "preset" && *k != "experiment")
             .partition(|(k, _)| *k == "heads" || *k == "d-model");
+        // The batch and the shards together too, whatever their order: each value is read alone
+        // (range-checked), and the rule between them once, below (a shard count that does not
+        // divide the batch falls back to 1, with its notice).
+        let (split, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(k, _)| *k == "batch" || *k == "shards");
         for (k, v) in rest {
             if let Some(n) = self.set_lenient(k, v) {
                 notices.push(n);
+            }
+        }
+        for (k, v) in split {
+            if let Err(e) = self.set_checked(k, v, false) {
+                if let Some(safe) = &e.safe {
+                    let _ = self.set_checked(k, safe, false);
+                }
+                notices.push(e);
             }
         }
         if !width.is_empty() {

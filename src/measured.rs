@@ -142,6 +142,10 @@ pub struct Group {
     pub columns: Vec<String>,
     /// One run per seed, by seed.
     pub runs: Vec<MeasuredRun>,
+    /// Set where the runs were trained for more steps than the configuration asked for and are
+    /// shown up to this step ([`matching`]); never in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<usize>,
 }
 
 /// The whole file.
@@ -160,10 +164,45 @@ pub fn group_key(cfg: &RunConfig) -> String {
     to_query(cfg).split('&').filter(|kv| !kv.starts_with("seed=")).collect::<Vec<_>>().join("&")
 }
 
-/// The groups measured at `cfg` (any seed).
-pub fn matching<'a>(file: &'a MeasuredFile, cfg: &RunConfig) -> Vec<&'a Group> {
+/// The groups measured at `cfg` (any seed): those of its configuration, or, where none was
+/// measured, the runs of the same configuration trained for more steps, cut at `cfg`'s steps
+/// ([`Group::cut`]). Every chapter's learning rate is a linear warm-up, then constant, and its
+/// data and evaluations follow the step, not the budget, so a run's first steps are the shorter
+/// run's (chapter 2's budget search checks this row for row against its sweep's runs).
+pub fn matching<'a>(file: &'a MeasuredFile, cfg: &RunConfig) -> Vec<std::borrow::Cow<'a, Group>> {
+    use std::borrow::Cow;
     let key = group_key(cfg);
-    file.groups.iter().filter(|g| g.query == key).collect()
+    let exact: Vec<Cow<Group>> = file.groups.iter().filter(|g| g.query == key).map(Cow::Borrowed).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    file.groups
+        .iter()
+        .filter(|g| {
+            let steps = g.config.get("steps").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+            steps > cfg.steps && group_key(&RunConfig { steps, ..cfg.clone() }) == g.query
+        })
+        .map(|g| Cow::Owned(cut(g, cfg.steps)))
+        .collect()
+}
+
+/// `g` with every run's rows up to step `steps` ([`Group::cut`] set; its `query` stays the
+/// measured configuration's, by which [`agreement`] finds it).
+fn cut(g: &Group, steps: usize) -> Group {
+    let runs = g
+        .runs
+        .iter()
+        .map(|r| MeasuredRun {
+            rows: r
+                .rows
+                .iter()
+                .filter(|row| row.first().copied().flatten().is_some_and(|s| s <= steps as f64))
+                .cloned()
+                .collect(),
+            ..r.clone()
+        })
+        .collect();
+    Group { runs, cut: Some(steps), ..g.clone() }
 }
 
 /// How a live run compares with the measured run of its seed.
@@ -448,6 +487,7 @@ pub fn build(found: Vec<Found>, sections: &[Section], written_by: &str) -> (Meas
                     config,
                     columns,
                     runs: vec![run],
+                    cut: None,
                 });
                 configs.push(f.config);
             }

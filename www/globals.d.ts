@@ -39,6 +39,9 @@ declare global {
     plateauSharding?: { steps: number; own_ms: number; wait_ms: number; sum_ms: number };
     /** When the first trained step arrived, ms since navigation (the engines bench). */
     plateauFirstStepAt?: number;
+    /** The training worker www/worker-early.js started while the page loaded, with what it
+     * posted before www/protocol.js adopted it. */
+    plateauEarlyWorker?: { worker: Worker; messages: MessageEvent[]; errors: ErrorEvent[] };
     /** www/bench.html only: the bench's hooks. */
     plateauBench: unknown;
   }

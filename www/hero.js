@@ -13,7 +13,7 @@ import { axisSteps, state } from './state.js';
 /**
  * A measured group of www/measured.json (see `plateau measured`).
  * @typedef {{experiment: string, preset: string, source: string, command?: string, query: string,
- *   columns: string[], runs: {seed: number, wall_s?: number, rows: (number | null)[][]}[]}} Group
+ *   columns: string[], runs: {seed: number, wall_s?: number, rows: (number | null)[][]}[], cut?: number}} Group
  */
 
 /** The run on screen's config (the next reset's before the first run). */
@@ -78,7 +78,9 @@ export function noteMeasured(n, shown) {
       continue;
     }
     const by = g.command ? ` (${g.command})` : ` (${g.source})`;
-    let text = `${label}faint lines: ${g.runs.length} runs measured by the command-line tool, seeds ${seedList(g)}${by}.`;
+    // Runs trained for more steps stand for this budget up to its last step (the engine's `matching`).
+    const cut = g.cut ? `, their first ${g.cut} steps` : '';
+    let text = `${label}faint lines: ${g.runs.length} runs measured by the command-line tool, seeds ${seedList(g)}${cut}${by}.`;
     const seed = shownConfig()?.seed;
     if (rows.length && g.runs.some((r) => r.seed === seed)) {
       const key = `${g.query}|${seed}|${rows.length}`;

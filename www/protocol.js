@@ -251,10 +251,22 @@ export function showRunning() {
 /** Starts the training worker (again, after an engine failure: the old one is terminated). */
 export function startWorker() {
   if (state.worker) { state.worker.terminate(); state.recovering = true; }
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // The first time, the worker www/worker-early.js started while the page loaded (it has been
+  // told the URL's backend); a replacement, or a page without it, starts one here.
+  const early = state.worker ? undefined : window.plateauEarlyWorker;
+  window.plateauEarlyWorker = undefined;
+  const worker = early ? early.worker : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const failed = (/** @type {ErrorEvent} */ e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
   worker.onmessage = onMessage;
-  worker.onerror = (e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
+  worker.onerror = failed;
+  // The backend the URL asks for, at once: the worker chooses and fetches its engine while the
+  // page sets up the first run.
+  if (!early) worker.postMessage({ type: 'prefetch', backend: state.backendOverride || '' });
   state.worker = worker;
+  if (early) {
+    early.errors.forEach(failed);
+    early.messages.forEach(onMessage);
+  }
 }
 
 /** The CSV of the run on screen, from the rows the page holds (the engine's `rowsCsv`: the CLI's

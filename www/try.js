@@ -17,9 +17,9 @@ import { startRun } from './protocol.js';
 import { chapter, state } from './state.js';
 
 /**
- * A step: the config keys it sets (on the chapter's defaults), chapter 2's comparison γ, what to
- * look for (one sentence, no numbers).
- * @typedef {{set: Record<string, string>, compare?: string, look: string}} Step
+ * A step: the config keys it sets (on the chapter's defaults), chapter 2's comparison γ and its
+ * steps (`compare-steps`, when not auto), what to look for (one sentence, no numbers).
+ * @typedef {{set: Record<string, string>, compare?: string, compareSteps?: string, look: string}} Step
  */
 
 /** The config a step sets: its chapter's defaults with its keys. @param {Step} step */
@@ -29,9 +29,15 @@ function stepConfig(step) {
   return cfg;
 }
 
-/** The step's URL query (the engine's query of its config, and `compare=` when it sets one). @param {Step} step */
+/** The page keys of a step (`compare=`, `compare-steps=`). @param {Step} step */
+const stepPage = (step) => [
+  ...(step.compare ? [`compare=${step.compare}`] : []),
+  ...(step.compare && step.compareSteps ? [`compare-steps=${step.compareSteps}`] : []),
+];
+
+/** The step's URL query (the engine's query of its config, and its page keys). @param {Step} step */
 export function stepQuery(step) {
-  return [configQuery(stepConfig(step)), ...(step.compare ? [`compare=${step.compare}`] : [])].join('&');
+  return [configQuery(stepConfig(step)), ...stepPage(step)].join('&');
 }
 
 /** What the measured runs at a config show, in one line (or that none were measured). @param {any} cfg */
@@ -85,12 +91,15 @@ export function drawTries() {
 export function markCurrent() {
   const steps = chapterView(chapter()).tries || [];
   const cfg = state.runCfg || state.cfg;
-  const now = cfg ? [configQuery(cfg), ...(cfg.experiment === 'anchors' && state.page.compare !== null ? [`compare=${state.page.compare}`] : [])] : [];
+  const on2 = cfg && cfg.experiment === 'anchors' && state.page.compare !== null;
+  const cs = state.page.compare_steps;
+  const now = cfg ? [configQuery(cfg), ...(on2 ? [`compare=${state.page.compare}`] : []),
+    ...(on2 && cs !== null && cs !== undefined ? [`compare-steps=${cs === 0 ? 'same' : cs}`] : [])] : [];
   steps.forEach((step, i) => {
     const a = document.getElementById(`try-${i + 1}`);
     if (!a) return;
-    const q = [configQuery(stepConfig(step)), ...(step.compare ? [`compare=${step.compare}`] : [])];
-    const on = q[0] === now[0] && (!step.compare || q[1] === now[1]);
+    const q = [configQuery(stepConfig(step)), ...stepPage(step)];
+    const on = q[0] === now[0] && (!step.compare || q.slice(1).join('&') === now.slice(1).join('&'));
     setAttr(a, 'aria-current', on ? 'step' : null);
   });
 }

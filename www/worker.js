@@ -3,6 +3,7 @@
 // from the page (pause, step, set, reset) are handled between chunks.
 //
 // Protocol (page → worker):
+//   {type:'prefetch', backend}        first: the URL's backend, so the engine is fetched at once
 //   {type:'start', run, config, backend, seeds, workers, cores, runs}  new run ("webgpu" | "cpu" | "race" | "" = choose;
 //                                      a hardware adapter, or "race", times both backends on the
 //                                      run's model and trains on the faster, see src/race.rs);
@@ -72,6 +73,15 @@ async function useEngine(kind) {
   engineKind = kind;
 }
 let engineKind = '';
+const viewLoaded = initView();
+/** @type {Map<string, Promise<any>>} */
+const choices = new Map();
+/** The backend choice for `override` (the engine's `chooseBackend`: probes the adapter), shared
+ * by the prefetch and the start that follows it. @param {string} override */
+function choose(override) {
+  if (!choices.has(override)) choices.set(override, viewLoaded.then(() => chooseBackend(override)));
+  return /** @type {Promise<any>} */ (choices.get(override));
+}
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 // On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
@@ -219,6 +229,8 @@ if (GpuAdapter && GpuAdapter.prototype.requestDevice) {
 function post(msg) { self.postMessage(msg); }
 
 self.onmessage = (e) => {
+  // The page's first message: the URL's backend, so that the engine is fetched at once.
+  if (e.data.type === 'prefetch') { choose(e.data.backend).then((c) => engine(c.engine)).catch(() => { /* start() says why */ }); return; }
   queue.push(e.data);
   if (wake) { const w = wake; wake = null; w(); }
 };
@@ -284,7 +296,8 @@ async function start(msg) {
   replayed = 0;
   hostCopy = null;
   hostCopies = { count: 0, ms: 0 };
-  const choice = await chooseBackend(msg.backend || '');
+  const choice = await choose(msg.backend || '');
+  choices.delete(msg.backend || ''); // a later run probes the adapter again, as it may have changed
   await useEngine(choice.engine);
   if (msg.config.experiment === 'lm') await loadCorpus(E);
   let backend = choice.backend;
@@ -498,7 +511,7 @@ async function handle(msg) {
 
 async function main() {
   try {
-    await initView();
+    await viewLoaded;
   } catch (err) {
     post({ type: 'error', message: `The WebAssembly engine failed to load in the worker: ${err.message || err}` });
     return;

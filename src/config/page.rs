@@ -56,7 +56,7 @@ pub const DEFAULT_COMPARE: f64 = 0.4;
 /// a budget of its own, chosen by the measured search in `REPRODUCTION.md` (*Chapter 2 — the large
 /// init's budget in the compare view*). Links of URL version 3 and older train both runs to the
 /// first run's steps.
-pub const DEFAULT_COMPARE_STEPS: u32 = 1600;
+pub const DEFAULT_COMPARE_STEPS: u32 = 1000;
 /// The most steps `compare-steps=` takes.
 pub const MAX_COMPARE_STEPS: u32 = 100_000;
 

@@ -313,3 +313,29 @@ fn version_2_links_keep_chapter_3_on_the_agreement_grammar() {
     assert_eq!(to_query(&cfg), "v=4&experiment=syntax&seed=4&layers=2&grammar=agreement");
     assert_eq!(old(&to_query(&cfg)), cfg);
 }
+
+#[test]
+fn the_batch_and_the_shards_are_read_together_and_a_strict_set_never_breaks_their_rule() {
+    let ch2 = RunConfig::defaults(Task::Anchors, Preset::Interactive);
+    // A strict set that breaks the rule is refused, naming what is allowed; the config is unchanged.
+    let mut c = ch2.clone();
+    let err = c.set("batch", "90").unwrap_err();
+    assert_eq!((err.key.as_str(), err.safe.as_deref()), ("batch", Some("512")));
+    assert!(err.allowed.contains("a multiple of the shards (4)"), "{}", err.allowed);
+    assert_eq!(c, ch2);
+    assert!(c.set("shards", "3").is_err() && c == ch2);
+    c.set("batch", "128").unwrap();
+    // A link reads both keys together, in either order; a batch alone falls back to one shard.
+    let read = |q: &str| from_query(q);
+    for q in ["v=4&experiment=anchors&batch=90&shards=1", "v=4&experiment=anchors&shards=1&batch=90"] {
+        let (cfg, notes) = read(q);
+        assert_eq!((cfg.batch, cfg.shards, notes.len()), (90, 1, 0), "{q}: {notes:?}");
+    }
+    let (cfg, notes) = read("v=4&experiment=anchors&batch=90");
+    assert_eq!((cfg.batch, cfg.shards), (90, 1));
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].key, "shards");
+    // A version 3 link trained one shard: its batch stands, without a notice.
+    let (cfg, notes) = read("v=3&experiment=anchors&batch=90");
+    assert_eq!((cfg.batch, cfg.shards, notes.len()), (90, 1, 0), "{notes:?}");
+}

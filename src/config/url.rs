@@ -43,10 +43,9 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         })
         .filter(|(k, _)| spec(k).is_some())
         .collect();
-    let mut cfg = RunConfig::default();
-    let mut notices = cfg.apply_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     // A link written against older defaults keeps them: a key it left out took that version's
-    // default when it was written.
+    // default when it was written. They are read with the link's own keys (after its chapter and
+    // preset), so that the rules between keys see them (a one-shard link's batch).
     let version = query
         .trim_start_matches('?')
         .split('&')
@@ -54,16 +53,27 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         .filter(|(k, _)| url_decode(k) == "v")
         .map(|(_, v)| url_decode(v))
         .next_back();
+    let mut chapter = RunConfig::default();
+    chapter.apply_pairs(
+        pairs.iter().filter(|(k, _)| k == "preset" || k == "experiment").map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let mut old: Vec<(String, String)> = vec![];
     // A link without a version, or of an unknown one, reads today's defaults.
     if let Some(v) = version.and_then(|v| v.parse::<u32>().ok()).filter(|v| (1..URL_VERSION).contains(v)) {
-        // Newest change first, so that the oldest value of a key changed twice is applied last.
+        // Oldest change last, so that the oldest value of a key changed twice is the one read.
         for &(changed_in, task, preset, key, value) in OLD_DEFAULTS.iter().rev() {
-            if changed_in > v && cfg.experiment == task && cfg.preset == preset && !pairs.iter().any(|(k, _)| k == key)
+            if changed_in > v
+                && chapter.experiment == task
+                && chapter.preset == preset
+                && !pairs.iter().any(|(k, _)| k == key)
             {
-                notices.extend(cfg.set_lenient(key, value));
+                old.retain(|(k, _)| k != key);
+                old.push((key.to_string(), value.to_string()));
             }
         }
     }
+    let mut cfg = RunConfig::default();
+    let notices = cfg.apply_pairs(old.iter().chain(&pairs).map(|(k, v)| (k.as_str(), v.as_str())));
     (cfg, notices)
 }
 

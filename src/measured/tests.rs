@@ -86,6 +86,26 @@ fn matching_compares_every_key_but_the_seed() {
 }
 
 #[test]
+fn a_longer_run_of_the_same_configuration_stands_for_a_shorter_one_cut_at_its_steps() {
+    let anchors = |steps: usize, seed: u64| RunConfig { steps, gamma: 0.4, ..cfg(Task::Anchors, seed) };
+    let csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
+               0,0,0,0.1,0,0,0,0,0\n500,0,0.4,0.9,0,0,0,0,0\n1000,0,0.9,1,0,0,0,0,0\n1500,0,1,1,0,0,0,0,0\n";
+    let (file, _) = build(vec![found(anchors(1600, 0), csv), found(anchors(1600, 1), csv)], &[], "test");
+    // The 1600-step runs at their own configuration: whole.
+    let whole = matching(&file, &anchors(1600, 5));
+    assert_eq!((whole.len(), whole[0].cut, whole[0].runs[0].rows.len()), (1, None, 4));
+    // At 1000 steps: the same runs up to step 1000, marked cut, under the measured query.
+    let cut = matching(&file, &anchors(1000, 5));
+    assert_eq!(cut.len(), 1);
+    assert_eq!(cut[0].cut, Some(1000));
+    assert_eq!(cut[0].query, whole[0].query, "agreement finds the measured group by its query");
+    assert!(cut[0].runs.iter().all(|r| r.rows.len() == 3 && r.rows[2][0] == Some(1000.0)));
+    // Longer than measured, or another key: nothing.
+    assert!(matching(&file, &anchors(2000, 0)).is_empty());
+    assert!(matching(&file, &RunConfig { lr: 0.002, ..anchors(1000, 0) }).is_empty());
+}
+
+#[test]
 fn values_are_kept_at_f32_precision() {
     // The shortest decimal that reads back as the same f32.
     assert_eq!(rounded(4.700784206390381), Some(4.700784));

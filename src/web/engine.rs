@@ -1,7 +1,9 @@
 //! What only the training worker needs (the `engine` feature): a training [`Session`], the
 //! WebGPU device (with the `wgpu` feature), the race's entry points, chapter 4's corpus.
 
-use super::{ensure_constructors, js_err, to_js};
+#[cfg(feature = "wgpu")]
+use super::ensure_constructors;
+use super::{js_err, to_js};
 use crate::config::RunConfig;
 use crate::run::Run;
 use crate::train::Status;

@@ -400,7 +400,7 @@ pub fn measured_for(config: JsValue) -> Result<JsValue, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
     Ok(MEASURED.with(|m| {
         let m = m.borrow();
-        let groups: Vec<&crate::measured::Group> = m.as_ref().map_or(vec![], |f| crate::measured::matching(f, &cfg));
+        let groups = m.as_ref().map_or(vec![], |f| crate::measured::matching(f, &cfg));
         to_js(&groups)
     }))
 }

@@ -238,7 +238,8 @@ export const view = {
   keys: ['gamma', 'compare-gamma'],
   tries: [
     { set: { experiment: 'anchors' }, compare: '0.4', look: 'Small init (γ 0.7) against large init (γ 0.4): which answer, and which keys line up?' },
-    { set: { experiment: 'anchors', gamma: '1', memory: '0.3125' }, compare: '0.4', look: 'Add memory samples: which is learned first, the rule or the lookup table?' },
+    // The learning-order ablation's configuration: one shard, both runs its 800 steps (its runs).
+    { set: { experiment: 'anchors', gamma: '1', memory: '0.3125', shards: '1' }, compare: '0.4', compareSteps: 'same', look: 'Add memory samples: which is learned first, the rule or the lookup table?' },
   ],
   markers,
   charts: [
