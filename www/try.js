@@ -5,7 +5,7 @@
 // command-line tool at that configuration show (the engine's `measuredOutcome` on
 // www/measured.json), or that none were measured. The step's own sentence says only what to look
 // for: every number under it comes from the measured runs.
-import { companionSteps, configQuery, editConfig, measuredOutcome, parsePage, parseQuery } from './pkg-view/plateau.js';
+import { companionSteps, configQuery, editConfig, measuredOutcome, pageQuery as pageKeys, parsePage, parseQuery } from './pkg-view/plateau.js';
 import { chapterView, scheduleDraw } from './charts.js';
 import { showCompare } from './compare.js';
 import { setControls } from './controls.js';
@@ -29,11 +29,18 @@ function stepConfig(step) {
   return cfg;
 }
 
+/** The compare view's page keys as the engine writes them (the defaults left out), for
+ * `compare` (a γ or null) and `compareSteps` (null: auto, 0: same, or a number).
+ * @param {number | null} compare @param {number | null} compareSteps */
+const comparePage = (compare, compareSteps) => {
+  const { backend: _b, ...defaults } = parsePage('', [], []).flags;
+  return pageKeys({ ...defaults, backend: '', compare, compare_steps: compareSteps });
+};
+
 /** The page keys of a step (`compare=`, `compare-steps=`). @param {Step} step */
-const stepPage = (step) => [
-  ...(step.compare ? [`compare=${step.compare}`] : []),
-  ...(step.compare && step.compareSteps ? [`compare-steps=${step.compareSteps}`] : []),
-];
+const stepPage = (step) => (step.compare
+  ? comparePage(Number(step.compare), step.compareSteps === 'same' ? 0 : step.compareSteps ? Number(step.compareSteps) : null)
+  : []);
 
 /** The step's URL query (the engine's query of its config, and its page keys). @param {Step} step */
 export function stepQuery(step) {
@@ -91,10 +98,7 @@ export function drawTries() {
 export function markCurrent() {
   const steps = chapterView(chapter()).tries || [];
   const cfg = state.runCfg || state.cfg;
-  const on2 = cfg && cfg.experiment === 'anchors' && state.page.compare !== null;
-  const cs = state.page.compare_steps;
-  const now = cfg ? [configQuery(cfg), ...(on2 ? [`compare=${state.page.compare}`] : []),
-    ...(on2 && cs !== null && cs !== undefined ? [`compare-steps=${cs === 0 ? 'same' : cs}`] : [])] : [];
+  const now = cfg ? [configQuery(cfg), ...comparePage(state.page.compare, state.page.compare_steps ?? null)] : [];
   steps.forEach((step, i) => {
     const a = document.getElementById(`try-${i + 1}`);
     if (!a) return;
