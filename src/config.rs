@@ -632,21 +632,6 @@ impl RunConfig {
         }
         self.check_shards()
     }
-
-    /// The rule between `shards` and the rest: the shards must split the batch into equal
-    /// slices (`batch` a multiple of `shards`), and chapter 3 trains as one shard (its loss is a
-    /// mean over the batch's masked tokens, whose count differs from slice to slice). The error's
-    /// safe value is 1.
-    pub fn check_shards(&self) -> Result<(), ConfigError> {
-        let why = if self.shards > 1 && self.experiment == Task::Syntax {
-            "1 in chapter 3 (its loss is a mean over the batch's masked tokens: it trains as one shard)".to_string()
-        } else if self.batch % self.shards != 0 {
-            format!("a divisor of the batch ({}), so that every shard has the same size", self.batch)
-        } else {
-            return Ok(());
-        };
-        Err(ConfigError { key: "shards".into(), value: self.shards.to_string(), allowed: why, safe: Some("1".into()) })
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
