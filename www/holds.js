@@ -76,6 +76,9 @@ export function watchHolds() {
   document.addEventListener('visibilitychange', () => (document.hidden ? hold('hidden') : release('hidden')));
   if (document.hidden) state.holds.add('hidden');
   if ('IntersectionObserver' in window) {
+    // An embedded figure waits until the observer's first report says it is in view: the run may
+    // start before that report comes (the worker starts early), and must not train a step first.
+    if (embedded) state.holds.add('offscreen');
     // Inside an iframe the implicit root is the top-level viewport, so this sees the host's scroll.
     new IntersectionObserver((entries) => {
       const e = entries[entries.length - 1];
