@@ -5,12 +5,17 @@
 // and its main thread drawing the charts, as a reader has them.
 //
 //   node bench/workers.mjs '{"cases":[{"name":..,"query":..,"workers":N}],"warmup_s":S,"window_s":S,
-//                            "verdicts":[{"name":..,"query":..,"workers":N}]}'
+//                            "phenomena":[{"name":..,"query":..,"workers":N,"kind":K}]}'
 //
 // Prints one JSON line (see `bench::workers::WorkersBrowser`):
 //   {browser, cores, cases:[{name, query, workers, chosen, steps, seconds, ms_per_step,
 //    sharding:{steps, own_ms, wait_ms, sum_ms}|null, error}],
-//    verdicts:[{name, query, workers, chosen, answer, step, seconds, error}]}
+//    phenomena:[{name, query, workers, kind, chosen, events:[{label, step, seconds}], error}]}
+// A phenomenon's kind names the page's marks it waits for: 'drop' (chapter 1's window.plateauDrop),
+// 'compare' (chapter 2's two answers, window.plateauVerdict and window.plateauCompareVerdict, the
+// compare view on), 'syntax' (chapter 3's window.plateauSyntax.drop), 'lm' (chapter 4's
+// window.plateauLm.recovered); it gives up when the run finishes without them (chapter 2: when
+// both runs have finished).
 // `chosen` is the number of workers the page trained with (#worker-note's data-workers);
 // `sharding` the sharded steps' split of the window (ms per step: this worker's own engine calls,
 // waiting for the other workers' slices, summing and sending), from the page's
@@ -20,7 +25,7 @@ import { launch, startServer } from '../tests/e2e/helpers.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"verdicts":[]}');
 const log = (...a) => console.error('workers:', ...a);
-const out = { browser: '', cores: 0, cases: [], verdicts: [] };
+const out = { browser: '', cores: 0, cases: [], phenomena: [] };
 
 const server = await startServer();
 const browser = await launch();
@@ -32,11 +37,11 @@ try {
     log(`  ${JSON.stringify(r)}`);
     out.cases.push(r);
   }
-  for (const v of spec.verdicts || []) {
-    log(`${v.name}: ${v.workers} worker(s), time to the held-out answer`);
-    const r = await measureVerdict(v);
+  for (const v of spec.phenomena || []) {
+    log(`${v.name}: ${v.workers} worker(s), time to its phenomenon (${v.kind}), ${v.query}`);
+    const r = await measurePhenomenon(v);
     log(`  ${JSON.stringify(r)}`);
-    out.verdicts.push(r);
+    out.phenomena.push(r);
   }
 } finally {
   await browser.close().catch(() => {});
@@ -44,12 +49,13 @@ try {
 }
 console.log(JSON.stringify(out));
 
-/** Opens the page at `query` with `workers`; resolves to the page, its context, and the
- * worker count it chose. */
-async function open(query, workers) {
+/** Opens the page at `query` with `workers` (the compare view off unless `compare`); resolves to
+ * the page, its context, and the worker count it chose. */
+async function open(query, workers, compare = false) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const p = await ctx.newPage();
-  await p.goto(`${server.url}?${query}&workers=${workers}&compare=off&backend=cpu`, { waitUntil: 'load' });
+  const q = [query, `workers=${workers}`, compare ? '' : 'compare=off', 'backend=cpu'].filter(Boolean).join('&');
+  await p.goto(`${server.url}?${q}`, { waitUntil: 'load' });
   await p.waitForFunction(() => document.querySelector('#worker-note').dataset.workers !== undefined, null, { timeout: 120_000, polling: 100 });
   const chosen = Number(await p.$eval('#worker-note', (el) => el.dataset.workers));
   if (!out.cores) out.cores = await p.evaluate(() => navigator.hardwareConcurrency);
@@ -105,18 +111,45 @@ async function measureRate(c) {
   }
 }
 
-/** Chapter 2's page trained until its held-out answer settles: `{answer, step, seconds}` from
- * the page's window.plateauVerdict (the training seconds until that step's row arrived). */
-async function measureVerdict(v) {
-  const base = { name: v.name, query: v.query, workers: v.workers };
+/** The events of a phenomenon of `kind` the page has marked so far, or null while it waits
+ * (each `{label, step, seconds}`; see the header). Runs in the page. @param {string} kind */
+function marked(kind) {
+  const finished = /finished|diverged|stopped/.test(document.querySelector('#run-state').textContent);
+  const w = /** @type {any} */ (window);
+  /** @type {{label: string, step: number | null, seconds: number | null}[] | null} */
+  let events = null;
+  if (kind === 'drop' && w.plateauDrop) events = [{ label: 'drop', ...w.plateauDrop }];
+  if (kind === 'compare' && w.plateauVerdict && w.plateauCompareVerdict) {
+    const gamma = document.querySelector('#gamma-out').textContent;
+    const v = w.plateauVerdict;
+    const c = w.plateauCompareVerdict;
+    events = [
+      { label: `γ ${gamma} ${v.answer}`, step: v.step, seconds: v.answer === 'neither' ? null : v.seconds },
+      { label: `γ ${c.gamma} ${c.answer}`, step: c.step, seconds: c.answer === 'neither' ? null : c.seconds },
+    ];
+  }
+  if (kind === 'syntax' && w.plateauSyntax && w.plateauSyntax.drop) events = [{ label: 'verb-loss drop', ...w.plateauSyntax.drop }];
+  if (kind === 'lm' && w.plateauLm && w.plateauLm.recovered) {
+    events = [{ label: 'collapse', ...w.plateauLm.collapsed }, { label: 'recovered', ...w.plateauLm.recovered }];
+  }
+  // Chapter 2's compare run trains longer than the run on screen (its own budget): the run on
+  // screen finishing is not the end of the wait.
+  if (kind === 'compare' && finished && w.plateauVerdict && !w.plateauCompareVerdict) return null;
+  return events ?? (finished ? [] : null);
+}
+
+/** A chapter's page at its defaults trained until its phenomenon shows (`marked`), at most 30
+ * minutes: the events with the training seconds until the page had each. */
+async function measurePhenomenon(v) {
+  const base = { name: v.name, query: v.query, workers: v.workers, kind: v.kind };
   let opened;
   try {
-    opened = await open(v.query, v.workers);
+    opened = await open(v.query, v.workers, v.kind === 'compare');
     const { p, chosen } = opened;
-    await p.waitForFunction(() => window.plateauVerdict, null, { timeout: 1_800_000, polling: 500 });
-    return { ...base, chosen, ...(await p.evaluate(() => window.plateauVerdict)), error: null };
+    const events = await (await p.waitForFunction(marked, v.kind, { timeout: 1_800_000, polling: 250 })).jsonValue();
+    return { ...base, chosen, events, error: null };
   } catch (e) {
-    return { ...base, chosen: opened ? opened.chosen : null, answer: null, step: null, seconds: null, error: String(e.message || e).split('\n')[0] };
+    return { ...base, chosen: opened ? opened.chosen : null, events: [], error: String(e.message || e).split('\n')[0] };
   } finally {
     await opened?.ctx.close();
   }

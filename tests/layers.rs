@@ -1,7 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The engine's house rules, read from its source: no import circle between its modules (each
 //! top-level module of `src/`, and each chapter's folder, is one module; tests are left out), and
-//! no Rust file over 700 lines.
+//! no Rust file over 700 lines, and `ARCHITECTURE.md` short.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -107,6 +107,73 @@ fn no_rust_file_is_over_700_lines() {
         .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
         .filter(|(_, n)| *n > 700)
         .map(|(f, n)| format!("{} ({n} lines)", f.display()))
+        .collect();
+    assert!(long.is_empty(), "split these: {long:?}");
+}
+
+#[test]
+fn the_architecture_document_stays_short() {
+    // Structure and rules, one line per folder; details live in the module doc comments.
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(lines <= 120, "ARCHITECTURE.md has {lines} lines (at most 120)");
+    let long: Vec<(usize, usize)> =
+        text.lines().enumerate().map(|(i, l)| (i + 1, l.chars().count())).filter(|&(_, n)| n > 240).collect();
+    assert!(long.is_empty(), "ARCHITECTURE.md lines over 240 characters (line, length): {long:?}");
+}
+
+/// The functions of `text` longer than `max` lines (name, lines): a function starts at a line
+/// `fn name` (Rust) or `function name` (JavaScript) with a body, and ends at the first line that
+/// is its indentation followed by `}`.
+fn long_functions(text: &str, max: usize) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = vec![];
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let mut words = body.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let has_body = body.trim_end().ends_with('{') || !body.trim_end().ends_with(';');
+        let name = loop {
+            match words.next() {
+                Some("pub" | "crate" | "super" | "async" | "const" | "unsafe" | "export" | "") => continue,
+                Some("fn" | "function") => break words.find(|w| !w.is_empty()),
+                _ => break None,
+            }
+        };
+        let Some(name) = name.filter(|_| has_body) else { continue };
+        let close = format!("{indent}}}");
+        if let Some(n) = lines[i + 1..].iter().position(|l| l.trim_end() == close) {
+            if n + 2 > max {
+                out.push((name.to_string(), n + 2));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_function_length_rule_reads_both_languages() {
+    let rust = format!("pub(crate) async fn long() {{\n{}}}\nfn short() -> u8 {{\n    1\n}}\n", "    x;\n".repeat(150));
+    assert_eq!(long_functions(&rust, 150), vec![("long".to_string(), 152)]);
+    let js = format!("export async function draw(a) {{\n{}}}\nfunction ok() {{\n}}\n", "  a();\n".repeat(148));
+    assert_eq!(long_functions(&js, 150), vec![]);
+    assert_eq!(long_functions(&js, 149), vec![("draw".to_string(), 150)]);
+    assert!(long_functions("fn declared();\n}\n", 0).is_empty());
+}
+
+#[test]
+fn no_function_is_over_150_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src"), &mut files);
+    let www = std::fs::read_dir(root.join("www")).unwrap().chain(std::fs::read_dir(root.join("www/chapters")).unwrap());
+    files.extend(www.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "js")));
+    let long: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            long_functions(&text, 150).into_iter().map(move |(n, l)| format!("{} {n} ({l} lines)", f.display()))
+        })
         .collect();
     assert!(long.is_empty(), "split these: {long:?}");
 }

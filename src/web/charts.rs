@@ -18,8 +18,10 @@ use web_sys::HtmlCanvasElement;
 mod measured;
 
 mod arcs;
+mod lines;
 mod scatter;
 pub use arcs::*;
+use lines::*;
 pub use scatter::*;
 
 /// One line of a line chart.
@@ -220,9 +222,9 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     root.fill(&bg).map_err(err)?;
     let s = spec.scale.max(0.5);
     let font = |px: f64| ("sans-serif", (px * s) as u32).into_font().color(&fg);
-    let tx = |x: f64| if spec.x_log { x.max(0.0).ln_1p() } else { x };
+    let tx = |x: f64| x_t(spec, x);
     let x_max = tx(spec.x_max.max(1.0));
-    let ty = |y: f64| if spec.y_log { y.max(1e-9).ln() } else { y };
+    let ty = |y: f64| y_t(spec, y);
     let (y0, y1) = if spec.y_max > spec.y_min {
         (ty(spec.y_min), ty(spec.y_max))
     } else {
@@ -235,32 +237,8 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     let (margin, y_area, line_h) = (8.0 * s, 44.0 * s, 12.0 * s);
     let canvas_w = root.dim_in_pixel().0 as f64;
     let plot = (margin + y_area, canvas_w - margin);
-    // (marker, text, line, text anchor's offset from the marker's line in pixels, anchor side)
-    let mut labels: Vec<(&Marker, String, usize, f64, HPos)> = Vec::new();
-    let mut taken: Vec<(usize, f64, f64)> = Vec::new(); // (line, left, right) in pixels
-    let mut labeled: Vec<&Marker> = spec.markers.iter().filter(|m| !m.label.is_empty() && m.x.is_finite()).collect();
-    labeled.sort_by(|a, b| a.x.total_cmp(&b.x));
-    for m in labeled {
-        let text = format!(" {} ", m.label);
-        let px = plot.0 + (tx(m.x) / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0);
-        let width = text.chars().count() as f64 * 5.6 * s;
-        let (left, hpos) = if px + width <= plot.1 {
-            (px, HPos::Left)
-        } else if px - width >= 0.0 {
-            (px - width, HPos::Right)
-        } else {
-            ((canvas_w - width).max(0.0), HPos::Left)
-        };
-        let offset = if matches!(hpos, HPos::Right) { 0.0 } else { left - px };
-        let line = (0..).find(|&k| taken.iter().all(|&(l, a, b)| l != k || left > b || left + width < a)).unwrap_or(0);
-        // Labels never stack more than two deep: a third one is left out (its line stays), and
-        // the chapter merges events of one step into one label.
-        if line >= MAX_LABEL_LINES {
-            continue;
-        }
-        taken.push((line, left, left + width));
-        labels.push((m, text, line, offset, hpos));
-    }
+    let labels =
+        marker_labels(spec, |x| plot.0 + (tx(x) / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0), plot.1, canvas_w, s);
     let lines = labels.iter().map(|l| l.2 + 1).max().unwrap_or(1);
     // The legend: in a corner no curve or band passes through, else in a strip above the plot
     // (and above the marker labels). The plot's pixel rectangle is known before the chart is
@@ -324,25 +302,8 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .y_label_area_size(y_area as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
         .map_err(err)?;
-    // Tick labels with as many decimals as the axis's span needs (a span of 0.1 gets two).
     let span = (y1 - y0).abs();
-    let lin_digits = if span >= 0.5 {
-        1
-    } else if span >= 0.05 {
-        2
-    } else {
-        3
-    };
-    let y_fmt = |v: &f64| {
-        let y = if spec.y_log { v.exp() } else { *v };
-        if y.abs() >= 10.0 {
-            format!("{y:.0}")
-        } else if spec.y_log {
-            format!("{y:.2}")
-        } else {
-            format!("{y:.lin_digits$}")
-        }
-    };
+    let y_fmt = |v: &f64| y_tick(*v, spec.y_log, span);
     chart
         .configure_mesh()
         .light_line_style(grid.mix(0.0))
@@ -364,41 +325,11 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .y_label_formatter(&y_fmt)
         .draw()
         .map_err(err)?;
+    let font11 = font(11.0);
     if spec.x_log {
-        // Decade ticks: a grid line and a label at 0, 1, 10, 100, … up to the axis end.
-        let mut decade = 0.0f64;
-        while tx(decade) <= x_max + 1e-9 {
-            let x = tx(decade);
-            chart.draw_series(std::iter::once(PathElement::new(vec![(x, y0), (x, y1)], grid))).map_err(err)?;
-            let (px, py) = chart.backend_coord(&(x, y0));
-            root.draw(&Text::new(
-                format!("{decade:.0}"),
-                (px, py + (5.0 * s) as i32),
-                font(11.0).pos(Pos::new(HPos::Center, VPos::Top)),
-            ))
-            .map_err(err)?;
-            decade = if decade == 0.0 { 1.0 } else { decade * 10.0 };
-        }
+        draw_decades(&mut chart, &root, spec, (y0, y1), x_max, grid, &font11, s)?;
     }
-    for sp in &spec.spans {
-        let (a, b) = (tx(sp.from.min(sp.to)), tx(sp.from.max(sp.to)));
-        if !(a.is_finite() && b.is_finite()) {
-            continue;
-        }
-        let color = hex(&sp.color);
-        chart
-            .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], color.mix(0.13).filled())))
-            .map_err(err)?;
-        if !sp.label.is_empty() {
-            let (px, py) = chart.backend_coord(&(a, y1));
-            root.draw(&Text::new(
-                sp.label.clone(),
-                (px + (4.0 * s) as i32, py + (4.0 * s) as i32),
-                font(11.0).pos(Pos::new(HPos::Left, VPos::Top)),
-            ))
-            .map_err(err)?;
-        }
-    }
+    draw_spans(&mut chart, &root, spec, (y0, y1), &font11, s)?;
     for m in &spec.markers {
         let mx = tx(m.x);
         chart
@@ -415,34 +346,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         root.draw(&Text::new(text, (px + offset.round() as i32, y), font(10.0).pos(Pos::new(hpos, VPos::Top))))
             .map_err(err)?;
     }
-    for b in &spec.bands {
-        let finite = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
-            pts.iter().map(|&(x, y)| (tx(x), ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect()
-        };
-        let mut outline = finite(&b.lo);
-        outline.extend(finite(&b.hi).into_iter().rev());
-        if outline.len() >= 3 {
-            chart.draw_series(std::iter::once(Polygon::new(outline, hex(&b.color).mix(0.2).filled()))).map_err(err)?;
-        }
-    }
-    // Faint lines first, so the live run's lines are drawn over them.
-    let order = spec.series.iter().filter(|ser| ser.faint).chain(spec.series.iter().filter(|ser| !ser.faint));
-    for ser in order {
-        let color = hex(&ser.color);
-        let width = if ser.faint || ser.dashed { 1.0 } else { 2.0 };
-        let style = if ser.faint {
-            color.mix(0.4).stroke_width((width * s).round().max(1.0) as u32)
-        } else {
-            color.stroke_width((width * s).round().max(1.0) as u32)
-        };
-        let pts: Vec<(f64, f64)> =
-            ser.points.iter().map(|&(x, y)| (tx(x), ty(y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
-        if ser.dashed {
-            chart.draw_series(DashedLineSeries::new(pts, (5.0 * s) as u32, (4.0 * s) as u32, style)).map_err(err)?
-        } else {
-            chart.draw_series(LineSeries::new(pts, style)).map_err(err)?
-        };
-    }
+    draw_curves(&mut chart, spec, s)?;
     if let crate::legend::Spot::Corner(corner) = spot {
         let entries: Vec<(&str, RGBColor)> = entries.iter().map(|e| (e.0, e.1)).collect();
         draw_legend(&chart.plotting_area().strip_coord_spec(), &entries, corner, &legend_font, bg.mix(0.85), grid)?;

@@ -194,6 +194,76 @@ fn slot_metrics(logits: Vec<f32>, sentences: &[Sentence], tokens: &[i64], t: usi
     m::slot_metrics(&z, v, &y, &d)
 }
 
+/// Chapter 3's snapshot at step `s`: the attention of every head on the showcase sentence `show`,
+/// and the best head's (chosen on the evaluation batch) choices on it by the probe's rule.
+#[allow(clippy::too_many_arguments)]
+async fn showcase_snapshot(
+    model: &Transformer,
+    show: &Sentence,
+    g: Grammar,
+    s: usize,
+    (layers, heads, t): (usize, usize, usize),
+    best: &m::HeadUas,
+    scores: &[m::HeadUas],
+    plain: &Device,
+) -> SyntaxSnapshot {
+    // The best head (chosen on the evaluation batch above) on the showcase sentence.
+    let sp = pad(std::slice::from_ref(show), t);
+    let len = sp.lengths[0];
+    let sf =
+        model.forward_padded(int_tensor(sp.tokens.clone(), 1, t, plain), None, Some(pad_mask(&sp.tokens, 1, t, plain)));
+    let mut att0 = Vec::with_capacity(layers * heads * len * len);
+    for a in sf.attention {
+        let a = read_f32(a).await; // [1, h, t, t]
+        for h in 0..heads {
+            for i in 0..len {
+                att0.extend_from_slice(&a[(h * t + i) * t..(h * t + i) * t + len]);
+            }
+        }
+    }
+    // The best head's choices on this sentence, by the probe's rule.
+    let bh = (best.layer * heads + best.head) * len * len;
+    let w = |i: usize, j: usize| {
+        if best.direction == Direction::HeadToDependent {
+            att0[bh + j * len + i]
+        } else {
+            att0[bh + i * len + j]
+        }
+    };
+    let gold0: Vec<Vec<Option<usize>>> = vec![show.heads.clone()];
+    let one = m::uas_per_head(&att0[bh..bh + len * len], 1, 1, 1, len, &gold0, &[len]);
+    let (pred, pred_weight): (Vec<i64>, Vec<f32>) = (0..len)
+        .map(|i| {
+            (0..len).filter(|&j| j != i).fold((-1i64, f32::NEG_INFINITY), |(bj, bw), j| {
+                if w(i, j) > bw {
+                    (j as i64, w(i, j))
+                } else {
+                    (bj, bw)
+                }
+            })
+        })
+        .unzip();
+    let sample_scored = show.heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
+    let k = usize::from(best.direction == Direction::HeadToDependent);
+    let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
+    SyntaxSnapshot {
+        step: s,
+        words: show.tokens.iter().map(|&w| lang::word(g, w).to_string()).collect(),
+        heads: show.heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
+        attention: att0,
+        layers,
+        n_heads: heads,
+        best_layer: best.layer,
+        best_head: best.head,
+        transposed: best.direction == Direction::HeadToDependent,
+        head_uas: scores.iter().map(|h| h.uas).collect(),
+        pred,
+        pred_weight,
+        sample_right,
+        sample_scored,
+    }
+}
+
 /// The encoder shape a chapter 3 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
     TransformerConfig::sized(cfg, lang::vocab_size(cfg.grammar), lang::max_len(cfg.grammar), true, false)
@@ -340,68 +410,11 @@ impl Chapter for Syntax {
         let uas_nonadjacent = m::best_head(&m::uas_per_head(&pattn, layers, heads, pb, t, &far, &pp.lengths)).uas;
         let (_, offset_uas_nonadjacent) = m::best_offset_baseline(&far, &pp.lengths);
 
-        let mut snap = None;
-        if snapshot {
-            // The best head (chosen on the evaluation batch above) on the showcase sentence.
-            let show = &self.showcase;
-            let sp = pad(std::slice::from_ref(show), t);
-            let len = sp.lengths[0];
-            let sf = model.forward_padded(
-                int_tensor(sp.tokens.clone(), 1, t, plain),
-                None,
-                Some(pad_mask(&sp.tokens, 1, t, plain)),
-            );
-            let mut att0 = Vec::with_capacity(layers * heads * len * len);
-            for a in sf.attention {
-                let a = read_f32(a).await; // [1, h, t, t]
-                for h in 0..heads {
-                    for i in 0..len {
-                        att0.extend_from_slice(&a[(h * t + i) * t..(h * t + i) * t + len]);
-                    }
-                }
-            }
-            // The best head's choices on this sentence, by the probe's rule.
-            let bh = (best.layer * heads + best.head) * len * len;
-            let w = |i: usize, j: usize| {
-                if best.direction == Direction::HeadToDependent {
-                    att0[bh + j * len + i]
-                } else {
-                    att0[bh + i * len + j]
-                }
-            };
-            let gold0: Vec<Vec<Option<usize>>> = vec![show.heads.clone()];
-            let one = m::uas_per_head(&att0[bh..bh + len * len], 1, 1, 1, len, &gold0, &[len]);
-            let (pred, pred_weight): (Vec<i64>, Vec<f32>) = (0..len)
-                .map(|i| {
-                    (0..len).filter(|&j| j != i).fold((-1i64, f32::NEG_INFINITY), |(bj, bw), j| {
-                        if w(i, j) > bw {
-                            (j as i64, w(i, j))
-                        } else {
-                            (bj, bw)
-                        }
-                    })
-                })
-                .unzip();
-            let sample_scored = show.heads.iter().enumerate().filter(|(i, h)| h.is_some_and(|g| g != *i)).count();
-            let k = usize::from(best.direction == Direction::HeadToDependent);
-            let sample_right = (one.get(k).map_or(0.0, |h| h.uas) * sample_scored as f64).round() as usize;
-            snap = Some(SyntaxSnapshot {
-                step: s,
-                words: show.tokens.iter().map(|&w| lang::word(g, w).to_string()).collect(),
-                heads: show.heads.iter().map(|h| h.map_or(-1, |h| h as i64)).collect(),
-                attention: att0,
-                layers,
-                n_heads: heads,
-                best_layer: best.layer,
-                best_head: best.head,
-                transposed: best.direction == Direction::HeadToDependent,
-                head_uas: scores.iter().map(|h| h.uas).collect(),
-                pred,
-                pred_weight,
-                sample_right,
-                sample_scored,
-            });
-        }
+        let snap = if snapshot {
+            Some(showcase_snapshot(model, &self.showcase, g, s, (layers, heads, t), &best, &scores, plain).await)
+        } else {
+            None
+        };
         let row = SyntaxRow {
             step: s,
             loss,

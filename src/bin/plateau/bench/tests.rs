@@ -56,11 +56,11 @@ fn profiles_are_parsed_and_sorted_into_kinds() {
     assert_eq!(kinds, [4.0, 0.0, 0.0, 2.0, 0.0]);
 }
 
-#[test]
-fn report_ratios_and_targets_by_hand() {
+/// A run of the bench with every part measured, its figures chosen by hand.
+fn sample_results() -> Results {
     let paper = cases(false)[0].clone();
     let ch2 = cases(false)[2].clone();
-    let r = Results {
+    Results {
         command: "plateau bench".into(),
         threads: 2,
         cpu: "test CPU".into(),
@@ -179,7 +179,12 @@ fn report_ratios_and_targets_by_hand() {
             max_buffer: 1 << 31,
             max_storage_binding: 1 << 27,
         }],
-    };
+    }
+}
+
+#[test]
+fn report_ratios_and_targets_by_hand() {
+    let r = sample_results();
     let text = report(&r, "2026-11-30");
     // TensorFlow.js 750 ms: 0.20× the reference PyTorch, 0.13× native.
     assert!(
@@ -288,7 +293,11 @@ fn report_ratios_and_targets_by_hand() {
     assert!(why.contains("All of them came by step 1, as training starts"), "{why}");
     assert!(!why.contains("Time to the drop"), "{why}");
     assert!(text.contains("| native (whole process) | 1000 | 20.0 MB | 21.0 MB |"), "{text}");
+}
 
+#[test]
+fn a_late_drop_in_the_page_says_where_the_time_went() {
+    let r = sample_results();
     // A late drop: 18 s in the page against 8 s natively; at a timed 50 ms/step the 225 steps
     // take 11.25 s, which leaves 6.75 s to what the step timing leaves out.
     let mut late = r;
@@ -454,10 +463,32 @@ fn the_compare_row_waits_for_the_later_verdict() {
 #[test]
 fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets() {
     // Two cores: one shard on one worker, four shards on one and on two workers.
-    let spec = workers_spec(2, true);
+    let spec = workers_spec(2, true, true);
     assert_eq!(spec["cases"].as_array().unwrap().len(), 4 * 3);
-    assert_eq!(workers_spec(8, false)["cases"].as_array().unwrap().len(), 4 * 4);
-    assert!(workers_spec(8, false)["verdicts"].as_array().unwrap().is_empty());
+    assert_eq!(workers_spec(8, true, false)["cases"].as_array().unwrap().len(), 4 * 4);
+    assert!(workers_spec(8, true, false)["phenomena"].as_array().unwrap().is_empty());
+    assert!(workers_spec(8, false, true)["cases"].as_array().unwrap().is_empty());
+    // Every chapter at 1 and 2 workers but chapter 3 (one shard) at 1: 7 pages on two cores;
+    // 4 and 8 workers join where the machine has them.
+    let times = spec["phenomena"].as_array().unwrap();
+    let listed: Vec<(String, u64, String)> = times
+        .iter()
+        .map(|t| {
+            (t["name"].as_str().unwrap().into(), t["workers"].as_u64().unwrap(), t["query"].as_str().unwrap().into())
+        })
+        .collect();
+    let want = [
+        ("ch1", 1, ""),
+        ("ch1", 2, "shards=4"),
+        ("ch2", 1, "experiment=anchors"),
+        ("ch2", 2, "experiment=anchors"),
+        ("ch3", 1, "experiment=syntax"),
+        ("ch4", 1, "experiment=lm"),
+        ("ch4", 2, "experiment=lm&shards=4"),
+    ];
+    assert_eq!(listed, want.iter().map(|&(n, w, q)| (n.to_string(), w, q.to_string())).collect::<Vec<_>>());
+    assert_eq!(workers_spec(16, false, true)["phenomena"].as_array().unwrap().len(), 3 * 4 + 1);
+    assert_eq!(phenomenon_workers(4), vec![1, 2, 4]);
     assert_eq!(setting_query("experiment=anchors", Setting { shards: 4, workers: 2 }), "experiment=anchors&shards=4");
     assert_eq!(setting_query("", Setting { shards: 1, workers: 1 }), "shards=1");
     let opened = |name: &str, q: &str, workers: u32| Opened {
@@ -482,19 +513,29 @@ fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets
             rate("ch1 paper", "preset=paper", 1, 300.0),
             rate("ch1 paper", "preset=paper&shards=4", 2, 240.0),
         ],
-        verdicts: vec![
-            WorkersVerdict {
-                page: opened("ch2 γ 0.4", "experiment=anchors&gamma=0.4", 1),
-                answer: Some("symmetric".into()),
-                step: Some(700.0),
-                seconds: Some(330.0),
+        phenomena: vec![
+            PhenomenonTime {
+                page: opened("ch2", "experiment=anchors", 1),
+                kind: "compare".into(),
+                events: vec![
+                    Event { label: "γ 0.7 inferential".into(), step: Some(275.0), seconds: Some(120.0) },
+                    Event { label: "γ 0.4 symmetric".into(), step: Some(700.0), seconds: Some(330.0) },
+                ],
             },
-            WorkersVerdict {
-                page: opened("ch2 γ 0.4", "experiment=anchors&gamma=0.4&shards=4", 2),
-                answer: Some("symmetric".into()),
-                step: Some(725.0),
-                seconds: Some(190.0),
+            PhenomenonTime {
+                page: opened("ch2", "experiment=anchors", 2),
+                kind: "compare".into(),
+                events: vec![
+                    Event { label: "γ 0.7 inferential".into(), step: Some(275.0), seconds: Some(70.0) },
+                    Event { label: "γ 0.4 symmetric".into(), step: Some(725.0), seconds: Some(190.0) },
+                ],
             },
+            PhenomenonTime {
+                page: opened("ch1", "shards=4", 2),
+                kind: "drop".into(),
+                events: vec![Event { label: "drop".into(), step: Some(225.0), seconds: Some(8.4) }],
+            },
+            PhenomenonTime { page: opened("ch4", "experiment=lm", 1), kind: "lm".into(), events: vec![] },
         ],
     };
     let s = workers_section("plateau bench --suite workers", "Test CPU", &Ok(b), "2026-12-05");
@@ -505,7 +546,17 @@ fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets
     );
     assert!(s.contains("- ch2 interactive, 2 workers against one shard: 1.80× — **met** (target ≥ 1.6×)."), "{s}");
     assert!(s.contains("- ch1 paper, 2 workers against one shard: 1.25× — **not met** (target ≥ 1.6×)."), "{s}");
-    assert!(s.contains("| ch2 γ 0.4, 4 shards | 2 | symmetric | 725 | 190 |"), "{s}");
+    // The later answer is chapter 2's time; 330 s with one worker over 190 s with two.
+    assert!(s.contains("| ch2 | both held-out answers of the compare view (γ 0.7 beside γ 0.4) | **330 s** (γ 0.7 inferential at step 275; γ 0.4 symmetric at step 700) | **190 s** (γ 0.7 inferential at step 275; γ 0.4 symmetric at step 725) | 1.74× |"), "{s}");
+    assert!(
+        s.contains("| ch1 | the drop (test accuracy ≥ 0.5) | — | **8 s** (drop at step 225, 4 shards) | — |"),
+        "{s}"
+    );
+    assert!(s.contains("| ch3 | the verb loss's drop | — | one shard: as 1 worker | — |"), "{s}");
+    assert!(
+        s.contains("| ch4 | the collapse's recovery (fallen back by half its rise) | not reached | — | — |"),
+        "{s}"
+    );
     assert!(s.contains("190 s — **not met** (target ≤ 50 s; one worker: 330 s)"), "{s}");
     assert!(s.contains("The page reports 2 cores"), "{s}");
     let failed = workers_section("x", "y", &Err("node failed".into()), "2026-12-05");

@@ -3,8 +3,9 @@
 //! Chromium (`bench/workers.mjs`): steps per second of every chapter preset that can be sharded,
 //! with one shard on one worker, four shards on one worker (the cost of the
 //! slicing) and four shards on two workers (and four where the machine has the cores), side by
-//! side in one run; where a sharded step's time goes; and chapter 2's time to its held-out
-//! answer with and without the workers. It forms the workers section of `BENCHMARKS.md`, which
+//! side in one run; where a sharded step's time goes; and each chapter's time to its phenomenon
+//! at the page's defaults with one and two workers (four and eight where the machine has them;
+//! [`PHENOMENA`]). It forms the workers section of `BENCHMARKS.md`, which
 //! the full bench keeps when it rewrites the rest.
 
 /// The section's name in `BENCHMARKS.md` (`<!-- BEGIN workers -->` … `<!-- END workers -->`).
@@ -101,21 +102,42 @@ pub struct Rate {
     pub sharding: Option<Split>,
 }
 
-/// One time to chapter 2's held-out answer (`bench/workers.mjs`'s `verdicts`).
+/// One event of a chapter's phenomenon as the page marked it (`bench/workers.mjs`'s `events`).
 #[derive(Clone, Debug, Default, serde::Deserialize)]
-pub struct WorkersVerdict {
+pub struct Event {
+    /// What happened (`drop`, `γ 0.7 inferential`, `recovered`, …).
+    pub label: String,
+    /// The step of the event.
+    #[serde(default)]
+    pub step: Option<f64>,
+    /// Training seconds until the page had that step (the row of the event's step arrived; for
+    /// chapter 1, the drop's mark).
+    #[serde(default)]
+    pub seconds: Option<f64>,
+}
+
+/// One time to a chapter's phenomenon (`bench/workers.mjs`'s `phenomena`).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct PhenomenonTime {
     /// The page and its workers.
     #[serde(flatten)]
     pub page: Opened,
-    /// The answer (`inferential`, `symmetric`, …).
+    /// Which wait (`drop`, `compare`, `syntax`, `lm`).
     #[serde(default)]
-    pub answer: Option<String>,
-    /// The step it holds from.
+    pub kind: String,
+    /// The events the phenomenon is made of (chapter 2's compare view: both answers).
     #[serde(default)]
-    pub step: Option<f64>,
-    /// Training seconds until that step's row.
-    #[serde(default)]
-    pub seconds: Option<f64>,
+    pub events: Vec<Event>,
+}
+
+impl PhenomenonTime {
+    /// The phenomenon's time: the latest of its events (every event must have happened).
+    pub fn seconds(&self) -> Option<f64> {
+        if self.events.is_empty() || self.page.error.is_some() {
+            return None;
+        }
+        self.events.iter().map(|e| e.seconds).try_fold(0.0f64, |m, s| s.map(|s| m.max(s)))
+    }
 }
 
 /// What `bench/workers.mjs` prints.
@@ -130,39 +152,101 @@ pub struct WorkersBrowser {
     /// The rates.
     #[serde(default)]
     pub cases: Vec<Rate>,
-    /// The times to chapter 2's answer.
+    /// The times to each chapter's phenomenon.
     #[serde(default)]
-    pub verdicts: Vec<WorkersVerdict>,
+    pub phenomena: Vec<PhenomenonTime>,
 }
 
-/// Chapter 2's verdict rows: its default γ (the small init) and the compare view's large init,
-/// each with one shard on one worker and with [`SHARDS`] on two.
-pub fn verdict_specs() -> Vec<(String, String, u32)> {
-    let mut out = vec![];
-    for gamma in ["0.7", "0.4"] {
-        for s in [Setting { shards: 1, workers: 1 }, Setting { shards: SHARDS, workers: 2 }] {
-            let query = setting_query(&format!("experiment=anchors&gamma={gamma}"), s);
-            out.push((format!("ch2 γ {gamma}"), query, s.workers));
-        }
-    }
-    out
+/// One chapter's phenomenon as the bench waits for it: the chapter's row name, what the
+/// phenomenon is, the page query of its defaults, which of the page's marks to wait for, and
+/// whether its steps can be shared (chapter 3 trains as one shard).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Phenomenon {
+    /// The row's name.
+    pub chapter: &'static str,
+    /// The phenomenon in words.
+    pub what: &'static str,
+    /// The page query of the chapter's defaults.
+    pub query: &'static str,
+    /// The page's mark to wait for (`bench/workers.mjs`).
+    pub kind: &'static str,
+    /// Its steps can be cut into shards.
+    pub shardable: bool,
 }
 
-/// The spec `bench/workers.mjs` takes, for a machine of `cores` cores; `verdicts` false leaves
-/// chapter 2's times out (the GPU check's shorter run).
-pub fn workers_spec(cores: usize, verdicts: bool) -> serde_json::Value {
-    let mut cases = vec![];
-    for (name, q) in worker_presets() {
-        for s in settings(cores) {
-            cases.push(serde_json::json!({"name": name, "query": setting_query(q, s), "workers": s.workers}));
-        }
+/// Every chapter's phenomenon at the page's defaults.
+pub const PHENOMENA: [Phenomenon; 4] = [
+    Phenomenon { chapter: "ch1", what: "the drop (test accuracy ≥ 0.5)", query: "", kind: "drop", shardable: true },
+    Phenomenon {
+        chapter: "ch2",
+        what: "both held-out answers of the compare view (γ 0.7 beside γ 0.4)",
+        query: "experiment=anchors",
+        kind: "compare",
+        shardable: true,
+    },
+    Phenomenon {
+        chapter: "ch3",
+        what: "the verb loss's drop",
+        query: "experiment=syntax",
+        kind: "syntax",
+        shardable: false,
+    },
+    Phenomenon {
+        chapter: "ch4",
+        what: "the collapse's recovery (fallen back by half its rise)",
+        query: "experiment=lm",
+        kind: "lm",
+        shardable: true,
+    },
+];
+
+/// The worker counts of the phenomenon times on a machine of `cores` cores: 1 and 2, and 4 and 8
+/// where the machine has them.
+pub fn phenomenon_workers(cores: usize) -> Vec<u32> {
+    [1, 2, 4, 8].into_iter().filter(|&n| n <= 2 || n as usize <= cores).collect()
+}
+
+/// The page query of a phenomenon with `workers` workers: the chapter's defaults with one worker;
+/// with more, [`SHARDS`] shards where the chapter's default is one shard (chapter 2's default is
+/// already [`SHARDS`]), so that the workers have slices to share. `None` for a chapter whose steps
+/// cannot be shared: more workers would train the same run on one.
+pub fn phenomenon_query(p: &Phenomenon, workers: u32) -> Option<String> {
+    if workers == 1 {
+        return Some(p.query.to_string());
     }
-    let v: Vec<serde_json::Value> = if verdicts {
-        verdict_specs().into_iter().map(|(n, q, w)| serde_json::json!({"name": n, "query": q, "workers": w})).collect()
+    if !p.shardable {
+        return None;
+    }
+    let default_shards = if p.kind == "compare" { SHARDS } else { 1 };
+    Some(if default_shards == SHARDS {
+        p.query.to_string()
     } else {
-        vec![]
-    };
-    serde_json::json!({"cases": cases, "verdicts": v, "warmup_s": WARMUP_S, "window_s": WINDOW_S})
+        setting_query(p.query, Setting { shards: SHARDS, workers })
+    })
+}
+
+/// The spec `bench/workers.mjs` takes, for a machine of `cores` cores; `rates` and `phenomena`
+/// choose the parts (the GPU check runs the rates alone).
+pub fn workers_spec(cores: usize, rates: bool, phenomena: bool) -> serde_json::Value {
+    let mut cases = vec![];
+    if rates {
+        for (name, q) in worker_presets() {
+            for s in settings(cores) {
+                cases.push(serde_json::json!({"name": name, "query": setting_query(q, s), "workers": s.workers}));
+            }
+        }
+    }
+    let mut times = vec![];
+    if phenomena {
+        for p in &PHENOMENA {
+            for n in phenomenon_workers(cores) {
+                if let Some(query) = phenomenon_query(p, n) {
+                    times.push(serde_json::json!({"name": p.chapter, "query": query, "workers": n, "kind": p.kind}));
+                }
+            }
+        }
+    }
+    serde_json::json!({"cases": cases, "phenomena": times, "warmup_s": WARMUP_S, "window_s": WINDOW_S})
 }
 
 fn ms(r: Option<&Rate>) -> Option<f64> {
@@ -265,30 +349,7 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
          the wait for the other worker's slices after its own were done, and the summing of the payloads with the \
          sending of the sum.\n\n",
     );
-    if !b.verdicts.is_empty() {
-        o.push_str("**Chapter 2's held-out answer**, one run at each γ (the compare view off):\n\n");
-        o.push_str("| run | workers | answer | from step | training seconds |\n|---|---|---|---|---|\n");
-        for v in &b.verdicts {
-            let shards = if v.page.query.contains(&format!("shards={SHARDS}")) {
-                format!("{SHARDS} shards")
-            } else {
-                "1 shard".into()
-            };
-            let what = v
-                .page
-                .error
-                .as_ref()
-                .map_or_else(|| v.answer.clone().unwrap_or_else(|| "—".into()), |e| format!("— ({e})"));
-            o.push_str(&format!(
-                "| {}, {shards} | {} | {what} | {} | {} |\n",
-                v.page.name,
-                v.page.chosen.unwrap_or(v.page.workers),
-                v.step.map_or("—".into(), |s| format!("{s:.0}")),
-                v.seconds.map_or("—".into(), |s| format!("{s:.0}")),
-            ));
-        }
-        o.push('\n');
-    }
+    o.push_str(&phenomena_table(b));
     o.push_str("**Targets** (issue 38):\n\n");
     for (name, s) in speedups.iter().filter(|(n, _)| *n == "ch2 interactive" || *n == "ch1 paper") {
         o.push_str(&format!(
@@ -300,26 +361,89 @@ pub fn workers_section(command: &str, cpu: &str, r: &Result<WorkersBrowser, Stri
             }
         ));
     }
-    let slowest = |w: u32| {
-        b.verdicts
-            .iter()
-            .filter(|v| v.page.chosen.unwrap_or(v.page.workers) == w && v.page.error.is_none())
-            .filter_map(|v| v.seconds)
-            .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))
-    };
-    if !b.verdicts.is_empty() {
+    if !b.phenomena.is_empty() {
+        let ch2 = |w: u32| {
+            b.phenomena.iter().find(|t| t.kind == "compare" && t.page.workers == w).and_then(PhenomenonTime::seconds)
+        };
         o.push_str(&format!(
-            "- Chapter 2's answers, the later of the two init scales with two workers: {}.\n",
-            match slowest(2) {
+            "- Chapter 2's answers, the later of the compare view's two with two workers: {}.\n",
+            match ch2(2) {
                 Some(s) if s <= TARGET_VERDICT_S => format!("{s:.0} s — **met** (target ≤ {TARGET_VERDICT_S:.0} s)"),
                 Some(s) => format!(
                     "{s:.0} s — **not met** (target ≤ {TARGET_VERDICT_S:.0} s; one worker: {})",
-                    slowest(1).map_or("—".into(), |s| format!("{s:.0} s"))
+                    ch2(1).map_or("—".into(), |s| format!("{s:.0} s"))
                 ),
                 None => "not measured".into(),
             }
         ));
     }
+    o
+}
+
+/// One phenomenon's cell: its time, the steps of its events, and the shards where they are not the
+/// chapter's default.
+fn phenomenon_cell(t: Option<&PhenomenonTime>) -> String {
+    let Some(t) = t else { return "—".into() };
+    if let Some(e) = &t.page.error {
+        return format!("— ({e})");
+    }
+    let events: Vec<String> = t
+        .events
+        .iter()
+        .map(|e| format!("{} at step {}", e.label, e.step.map_or("—".into(), |s| format!("{s:.0}"))))
+        .collect();
+    let shards = if t.kind != "compare" && t.page.query.contains(&format!("shards={SHARDS}")) {
+        format!(", {SHARDS} shards")
+    } else {
+        String::new()
+    };
+    let chosen =
+        t.page.chosen.filter(|&c| c != t.page.workers).map(|c| format!(", trained on {c}")).unwrap_or_default();
+    match t.seconds() {
+        Some(s) => format!("**{s:.0} s** ({}{shards}{chosen})", events.join("; ")),
+        None if events.is_empty() => format!("not reached{shards}{chosen}"),
+        None => format!("— ({}{shards}{chosen})", events.join("; ")),
+    }
+}
+
+/// The time to every chapter's phenomenon with each number of workers, side by side.
+fn phenomena_table(b: &WorkersBrowser) -> String {
+    if b.phenomena.is_empty() {
+        return String::new();
+    }
+    let mut ns: Vec<u32> = b.phenomena.iter().map(|t| t.page.workers).collect();
+    ns.sort_unstable();
+    ns.dedup();
+    let mut o = String::from(
+        "**Time to each chapter's phenomenon** at the page's defaults (the compare view on, as a reader has it), \
+         in training seconds until the page had the event's step (chapter 1: until it marked the drop; chapter 2: \
+         the later of its two answers). One worker trains the chapter's default; more workers train the same \
+         chapter with 4 shards where its default is one (chapters 1 and 4: a run of its own, whose rows differ \
+         from one shard's in rounding), chapter 2's default is 4 shards, and chapter 3 trains as one shard, so \
+         a second worker would have nothing to share.\n\n",
+    );
+    o.push_str("| chapter | phenomenon |");
+    for n in &ns {
+        o.push_str(&format!(" {n} worker{} |", if *n == 1 { "" } else { "s" }));
+    }
+    o.push_str(" 1 → 2 workers |\n|---|---|");
+    o.push_str(&"---|".repeat(ns.len() + 1));
+    o.push('\n');
+    for p in &PHENOMENA {
+        let find = |n: u32| b.phenomena.iter().find(|t| t.page.name == p.chapter && t.page.workers == n);
+        o.push_str(&format!("| {} | {} |", p.chapter, p.what));
+        for &n in &ns {
+            let cell = match find(n) {
+                None if n > 1 && !p.shardable => "one shard: as 1 worker".to_string(),
+                t => phenomenon_cell(t),
+            };
+            o.push_str(&format!(" {cell} |"));
+        }
+        let one = find(1).and_then(PhenomenonTime::seconds);
+        let two = find(2).and_then(PhenomenonTime::seconds);
+        o.push_str(&format!(" {} |\n", ratio(one, two)));
+    }
+    o.push('\n');
     o
 }
 

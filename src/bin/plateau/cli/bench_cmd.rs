@@ -44,27 +44,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         "full" => true,
         other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers, engines"))),
     };
-    let kinds: Vec<BackendKind> = flags
-        .get("backends")
-        .unwrap_or(match (plateau::backend::FLEX_BUILT, plateau::backend::WGPU_BUILT) {
-            (true, true) => "ndarray,flex,wgpu",
-            (true, false) => "ndarray,flex",
-            (false, true) => "ndarray,wgpu",
-            (false, false) => "ndarray",
-        })
-        .split(',')
-        .map(|b| {
-            BackendKind::parse(b.trim()).ok_or_else(|| {
-                CliError(match b.trim() {
-                    // Built without it: say how to build it.
-                    n @ ("flex" | "wgpu" | "webgpu" | "vulkan") => {
-                        super::backend_refusal(n).replacen("--backend", "--backends", 1)
-                    }
-                    n => format!("--backends: unknown backend {n:?}"),
-                })
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let kinds = bench_backends(&flags)?;
     let off = |v: &str| v == "none" || v.is_empty();
     let torch = flags.get("torch").unwrap_or("/usr/bin/python3 bench/torch_bench.py").to_string();
     let browser = flags.get("browser").unwrap_or("node bench/browser.mjs").to_string();
@@ -137,61 +117,11 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
         println!("{}", serde_json::to_string(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
-    // The paper preset once more with one thread, natively and in PyTorch: the browser runs one.
-    if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper") {
-        let cpu_kinds: Vec<&str> = kinds.iter().filter(|k| k.name().starts_with("cpu")).map(|k| k.flag()).collect();
-        if one_thread && !cpu_kinds.is_empty() && threads > 1 {
-            eprintln!("bench: {} — native, one thread ({})", paper.name, cpu_kinds.join(", "));
-            let t = bench::time_native_one_thread(paper, &cpu_kinds.join(","), full);
-            eprintln!("        {t:?}");
-            r.one_thread = Some(t);
-            if !off(&torch) {
-                eprintln!("bench: {} — PyTorch, one thread", paper.name);
-                r.torch_one_thread = Some(bench::time_torch(&torch, paper, 1));
-            }
-        }
-    }
-    // The other cases with one thread on the page's CPU backend, beside the browser's figures.
-    if one_thread && threads > 1 && !off(&browser) && kinds.contains(&backend::CPU) {
-        for case in cases.iter().filter(|c| c.name != "ch1 paper") {
-            eprintln!("bench: {} — native, one thread ({})", case.name, backend::CPU.flag());
-            let t = bench::time_native_one_thread(case, backend::CPU.flag(), full)
-                .and_then(|v| v.into_iter().next().ok_or_else(|| "no timing".to_string()))
-                .and_then(|(_, m)| m);
-            eprintln!("        {t:?}");
-            r.one_thread_cpu.push((case.name.to_string(), t));
-        }
+    if one_thread && threads > 1 {
+        one_thread_runs(&mut r, &cases, &kinds, &torch, !off(&browser), full);
     }
     if !off(&browser) {
-        eprintln!("bench: the page's default run natively, to the drop");
-        r.native_drop = bench::native_drop();
-        eprintln!("        {:?}", r.native_drop);
-        eprintln!("bench: browser (headless Chromium)");
-        r.browser = Some(bench::run_browser(&browser, &cases, memory_steps, full));
-        if let Some(Err(e)) = &r.browser {
-            eprintln!("        {e}");
-        }
-        // Chapter 2's time to verdict natively, beside the browser's (minutes of training: only
-        // when the browser measured its own).
-        if matches!(&r.browser, Some(Ok(b)) if !b.verdicts.is_empty()) {
-            for gamma in [0.7, 0.4] {
-                eprintln!("bench: chapter 2's default natively at γ = {gamma}, to its verdict");
-                if let Some(v) = bench::native_verdict(gamma) {
-                    eprintln!("        {v:?}");
-                    r.native_verdicts.push(v);
-                }
-            }
-        }
-        if matches!(&r.browser, Some(Ok(b)) if b.lm.is_some()) {
-            eprintln!("bench: chapter 4's default natively, to its recovery");
-            r.native_lm = bench::native_lm();
-            eprintln!("        {:?}", r.native_lm);
-        }
-        if matches!(&r.browser, Some(Ok(b)) if b.syntax.is_some()) {
-            eprintln!("bench: chapter 3's default natively, to its verb-loss drop");
-            r.native_syntax = bench::native_syntax();
-            eprintln!("        {:?}", r.native_syntax);
-        }
+        browser_runs(&mut r, &browser, &cases, memory_steps, full);
     }
     if !off(&wasm) {
         r.wasm = Some(bench::wasm_size(&wasm));
@@ -205,27 +135,151 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             Err(e) => Err(format!("cannot read {path}: {e}")),
         });
     }
-    let mut text = bench::report(&r, &today());
-    if let Some(path) = flags.get("write") {
-        // The GPU section comes from another machine (scripts/gpu-check.sh): kept as it is.
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        let gpu = match plateau::report::section(&old, bench::GPU_SECTION) {
-            Some(kept) => kept.to_string(),
-            None => bench::no_gpu_section(&backend::adapters()),
-        };
-        text = bench::with_gpu_section(&text, &gpu);
-        // So is the workers section (`--suite workers`, scripts/bench-workers.sh), and the
-        // engines section (`--suite engines`).
-        if let Some(kept) = plateau::report::section(&old, bench::WORKERS_SECTION) {
-            text = bench::with_workers_section(&text, kept);
-        }
-        if let Some(kept) = plateau::report::section(&old, bench::ENGINES_SECTION) {
-            text = bench::with_engines_section(&text, kept);
-        }
-        output::write_file(path, text.as_bytes())?;
-        eprintln!("bench: wrote {path}");
-    }
+    let text = bench::report(&r, &today());
+    let text = match flags.get("write") {
+        Some(path) => write_report(path, text)?,
+        None => text,
+    };
     print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--backends` (default: every backend this build has), each refused with how to build it.
+fn bench_backends(flags: &Flags) -> Result<Vec<BackendKind>, CliError> {
+    flags
+        .get("backends")
+        .unwrap_or(match (plateau::backend::FLEX_BUILT, plateau::backend::WGPU_BUILT) {
+            (true, true) => "ndarray,flex,wgpu",
+            (true, false) => "ndarray,flex",
+            (false, true) => "ndarray,wgpu",
+            (false, false) => "ndarray",
+        })
+        .split(',')
+        .map(|b| {
+            BackendKind::parse(b.trim()).ok_or_else(|| {
+                CliError(match b.trim() {
+                    // Built without it: say how to build it.
+                    n @ ("flex" | "wgpu" | "webgpu" | "vulkan") => {
+                        super::backend_refusal(n).replacen("--backend", "--backends", 1)
+                    }
+                    n => format!("--backends: unknown backend {n:?}"),
+                })
+            })
+        })
+        .collect()
+}
+
+/// The paper preset once more with one thread, natively and in PyTorch (the browser runs one);
+/// with the browser measured, the other cases with one thread on the page's CPU backend beside
+/// its figures.
+fn one_thread_runs(
+    r: &mut crate::bench::Results,
+    cases: &[crate::bench::Case],
+    kinds: &[BackendKind],
+    torch: &str,
+    browser: bool,
+    full: bool,
+) {
+    use crate::bench;
+    let off = |v: &str| v == "none" || v.is_empty();
+    if let Some(paper) = cases.iter().find(|c| c.name == "ch1 paper") {
+        let cpu_kinds: Vec<&str> = kinds.iter().filter(|k| k.name().starts_with("cpu")).map(|k| k.flag()).collect();
+        if !cpu_kinds.is_empty() {
+            eprintln!("bench: {} — native, one thread ({})", paper.name, cpu_kinds.join(", "));
+            let t = bench::time_native_one_thread(paper, &cpu_kinds.join(","), full);
+            eprintln!("        {t:?}");
+            r.one_thread = Some(t);
+            if !off(torch) {
+                eprintln!("bench: {} — PyTorch, one thread", paper.name);
+                r.torch_one_thread = Some(bench::time_torch(torch, paper, 1));
+            }
+        }
+    }
+    // The other cases with one thread on the page's CPU backend, beside the browser's figures.
+    if browser && kinds.contains(&backend::CPU) {
+        for case in cases.iter().filter(|c| c.name != "ch1 paper") {
+            eprintln!("bench: {} — native, one thread ({})", case.name, backend::CPU.flag());
+            let t = bench::time_native_one_thread(case, backend::CPU.flag(), full)
+                .and_then(|v| v.into_iter().next().ok_or_else(|| "no timing".to_string()))
+                .and_then(|(_, m)| m);
+            eprintln!("        {t:?}");
+            r.one_thread_cpu.push((case.name.to_string(), t));
+        }
+    }
+}
+
+/// The browser's side (`bench/browser.mjs`) and the native runs its events are compared with.
+fn browser_runs(
+    r: &mut crate::bench::Results,
+    browser: &str,
+    cases: &[crate::bench::Case],
+    memory_steps: usize,
+    full: bool,
+) {
+    use crate::bench;
+    eprintln!("bench: the page's default run natively, to the drop");
+    r.native_drop = bench::native_drop();
+    eprintln!("        {:?}", r.native_drop);
+    eprintln!("bench: browser (headless Chromium)");
+    r.browser = Some(bench::run_browser(browser, cases, memory_steps, full));
+    if let Some(Err(e)) = &r.browser {
+        eprintln!("        {e}");
+    }
+    // Chapter 2's time to verdict natively, beside the browser's (minutes of training: only
+    // when the browser measured its own).
+    if matches!(&r.browser, Some(Ok(b)) if !b.verdicts.is_empty()) {
+        for gamma in [0.7, 0.4] {
+            eprintln!("bench: chapter 2's default natively at γ = {gamma}, to its verdict");
+            if let Some(v) = bench::native_verdict(gamma) {
+                eprintln!("        {v:?}");
+                r.native_verdicts.push(v);
+            }
+        }
+    }
+    if matches!(&r.browser, Some(Ok(b)) if b.lm.is_some()) {
+        eprintln!("bench: chapter 4's default natively, to its recovery");
+        r.native_lm = bench::native_lm();
+        eprintln!("        {:?}", r.native_lm);
+    }
+    if matches!(&r.browser, Some(Ok(b)) if b.syntax.is_some()) {
+        eprintln!("bench: chapter 3's default natively, to its verb-loss drop");
+        r.native_syntax = bench::native_syntax();
+        eprintln!("        {:?}", r.native_syntax);
+    }
+}
+
+/// Writes the report to `path` with the sections other suites wrote kept; returns what was written.
+fn write_report(path: &str, text: String) -> Result<String, CliError> {
+    use crate::bench;
+    let mut text = text;
+    // The GPU section comes from another machine (scripts/gpu-check.sh): kept as it is.
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let gpu = match plateau::report::section(&old, bench::GPU_SECTION) {
+        Some(kept) => kept.to_string(),
+        None => bench::no_gpu_section(&backend::adapters()),
+    };
+    text = bench::with_gpu_section(&text, &gpu);
+    // So is the workers section (`--suite workers`, scripts/bench-workers.sh), and the
+    // engines section (`--suite engines`).
+    if let Some(kept) = plateau::report::section(&old, bench::WORKERS_SECTION) {
+        text = bench::with_workers_section(&text, kept);
+    }
+    if let Some(kept) = plateau::report::section(&old, bench::ENGINES_SECTION) {
+        text = bench::with_engines_section(&text, kept);
+    }
+    output::write_file(path, text.as_bytes())?;
+    eprintln!("bench: wrote {path}");
+    Ok(text)
+}
+
+/// With `--write FILE`, replaces the section `name` of FILE (`<!-- BEGIN name -->` …) by `body`,
+/// the rest of FILE kept.
+fn write_suite_section(flags: &Flags, name: &str, body: &str) -> Result<ExitCode, CliError> {
+    if let Some(path) = flags.get("write") {
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        output::write_file(path, plateau::report::replace_section(&old, name, body).as_bytes())?;
+        eprintln!("bench: wrote the {name} section of {path}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -289,23 +343,22 @@ fn gpu_suite_wgpu(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> 
     }
     let body = bench::gpu_section(&r, &today());
     print!("{body}");
-    if let Some(path) = flags.get("write") {
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        output::write_file(path, bench::with_gpu_section(&old, &body).as_bytes())?;
-        eprintln!("gpu-check: wrote the GPU section of {path}");
-    }
-    Ok(ExitCode::SUCCESS)
+    write_suite_section(flags, bench::GPU_SECTION, &body)
 }
 
-/// `plateau bench --suite workers [--browser CMD|none] [--only rates] [--write FILE]` (see
-/// `bench::workers`): the page's steps per second with one and more workers, side by side, and
-/// chapter 2's time to its answer (left out with `--only rates`, as the GPU check runs it).
+/// `plateau bench --suite workers [--browser CMD|none] [--only rates|phenomena] [--write FILE]`
+/// (see `bench::workers`): the page's steps per second with one and more workers, side by side,
+/// and each chapter's time to its phenomenon with one and more workers (`--only` keeps one part;
+/// the GPU check runs the rates).
 fn workers_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     use crate::bench;
-    let verdicts = match flags.get("only") {
-        None => true,
-        Some("rates") => false,
-        Some(other) => return Err(CliError(format!("--only {other:?} with --suite workers: allowed rates"))),
+    let (rates, phenomena) = match flags.get("only") {
+        None => (true, true),
+        Some("rates") => (true, false),
+        Some("phenomena") => (false, true),
+        Some(other) => {
+            return Err(CliError(format!("--only {other:?} with --suite workers: allowed rates, phenomena")))
+        }
     };
     let browser = flags.get("browser").unwrap_or("node bench/workers.mjs");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -313,16 +366,11 @@ fn workers_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         Err("not run: --browser none".to_string())
     } else {
         eprintln!("bench: the page's workers in headless Chromium (a few minutes per preset)");
-        bench::run_json::<bench::WorkersBrowser>(browser, &[bench::workers_spec(cores, verdicts).to_string()])
+        bench::run_json::<bench::WorkersBrowser>(browser, &[bench::workers_spec(cores, rates, phenomena).to_string()])
     };
     let body = bench::workers_section(&format!("plateau bench {}", args.join(" ")), &bench::cpu_model(), &r, &today());
     print!("{body}");
-    if let Some(path) = flags.get("write") {
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        output::write_file(path, bench::with_workers_section(&old, &body).as_bytes())?;
-        eprintln!("bench: wrote the workers section of {path}");
-    }
-    Ok(ExitCode::SUCCESS)
+    write_suite_section(flags, bench::WORKERS_SECTION, &body)
 }
 
 /// `plateau bench --suite engines [--browser CMD|none] [--write FILE]`: the page's wasm builds'
@@ -346,10 +394,5 @@ fn engines_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         &visits,
     );
     print!("{body}");
-    if let Some(path) = flags.get("write") {
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        output::write_file(path, bench::with_engines_section(&old, &body).as_bytes())?;
-        eprintln!("bench: wrote the engines section of {path}");
-    }
-    Ok(ExitCode::SUCCESS)
+    write_suite_section(flags, bench::ENGINES_SECTION, &body)
 }

@@ -364,45 +364,7 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
     );
     let (table, ps) = comparison_table(&engine, &torch, STATS);
     body.push_str(&table);
-    let k = ps.len() as f64;
-    let below: Vec<String> = ps.iter().filter(|(_, p)| *p < 0.05).map(|(n, p)| format!("{n} (p = {p:.3})")).collect();
-    let bonf: Vec<&str> = ps.iter().filter(|(_, p)| *p < 0.05 / k).map(|(n, _)| *n).collect();
-    body.push_str(&format!(
-        "\n*Rank-sum U* is the engine's Mann–Whitney U (midranks; a run without the event ranks last); *p* is exact, \
-         over every split of the pooled runs into groups of these sizes. Quartiles interpolate between order statistics.\n\n\
-         ### Verdict\n\n{}\n\n",
-        if bonf.is_empty() && below.is_empty() {
-            format!(
-                "No statistic differs at the 5 % level: on these {} against {} seeds the engine and the transcription are \
-                 consistent with one distribution. A sample this small detects only large differences (a shift of about \
-                 one interquartile range); it does not prove the two equal.",
-                engine.len(),
-                torch.len()
-            )
-        } else if bonf.is_empty() {
-            format!(
-                "{} of the {} statistics differ at the 5 % level: {}. None does after the Bonferroni correction for {} tests \
-                 (p < {:.4}), so the evidence for a difference is weak; with {} tests, one or two below 0.05 are expected \
-                 by chance a third of the time. More seeds would settle it.",
-                below.len(),
-                ps.len(),
-                below.join("; "),
-                ps.len(),
-                0.05 / k,
-                ps.len()
-            )
-        } else {
-            format!(
-                "The distributions differ: {} below the Bonferroni threshold p < {:.4} for {} tests ({}). The parity test \
-                 passes, so the difference lies in what it does not cover: the random draws of the initialization and the \
-                 data (tested against their distributions in `tests/distributions.rs`).",
-                if bonf.len() == 1 { "one statistic is".to_string() } else { format!("{} statistics are", bonf.len()) },
-                0.05 / k,
-                ps.len(),
-                bonf.join("; ")
-            )
-        }
-    ));
+    body.push_str(&verdict_text(&ps, engine.len(), torch.len()));
     body.push_str(&format!(
         "### The early collapse on {} more seed{}\n\n\
          Ten seeds a side detect only large differences. The representation collapse begins within the first ten steps \
@@ -434,8 +396,67 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         ));
     }
     missing.extend(e_missing);
-    body.push_str("### Every run\n\n| side | seed | drop | partial (held-out) | partial (train, authors') | peak repetition | peak hidden cos | hidden cos at 10 | APM at drop | last step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (side, runs) in [("engine", &engine), ("transcription", &torch)] {
+    body.push_str(&every_run_table(&engine, &torch));
+    if !missing.is_empty() {
+        body.push_str(&format!(
+            "\n**Unfinished:** {}. The same command with `--resume` trains the engine's missing runs; \
+             `bench/seeds.py` the transcription's.\n",
+            missing.join(", ")
+        ));
+    }
+    write_section(&out, SECTION, &body)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The verdict of the comparison: which statistics differ at the 5 % level, with and without the
+/// Bonferroni correction for the `ps.len()` tests.
+fn verdict_text(ps: &[(&str, f64)], engine_n: usize, torch_n: usize) -> String {
+    let k = ps.len() as f64;
+    let below: Vec<String> = ps.iter().filter(|(_, p)| *p < 0.05).map(|(n, p)| format!("{n} (p = {p:.3})")).collect();
+    let bonf: Vec<&str> = ps.iter().filter(|(_, p)| *p < 0.05 / k).map(|(n, _)| *n).collect();
+    format!(
+        "\n*Rank-sum U* is the engine's Mann–Whitney U (midranks; a run without the event ranks last); *p* is exact, \
+         over every split of the pooled runs into groups of these sizes. Quartiles interpolate between order statistics.\n\n\
+         ### Verdict\n\n{}\n\n",
+        if bonf.is_empty() && below.is_empty() {
+            format!(
+                "No statistic differs at the 5 % level: on these {} against {} seeds the engine and the transcription are \
+                 consistent with one distribution. A sample this small detects only large differences (a shift of about \
+                 one interquartile range); it does not prove the two equal.",
+                engine_n,
+                torch_n
+            )
+        } else if bonf.is_empty() {
+            format!(
+                "{} of the {} statistics differ at the 5 % level: {}. None does after the Bonferroni correction for {} tests \
+                 (p < {:.4}), so the evidence for a difference is weak; with {} tests, one or two below 0.05 are expected \
+                 by chance a third of the time. More seeds would settle it.",
+                below.len(),
+                ps.len(),
+                below.join("; "),
+                ps.len(),
+                0.05 / k,
+                ps.len()
+            )
+        } else {
+            format!(
+                "The distributions differ: {} below the Bonferroni threshold p < {:.4} for {} tests ({}). The parity test \
+                 passes, so the difference lies in what it does not cover: the random draws of the initialization and the \
+                 data (tested against their distributions in `tests/distributions.rs`).",
+                if bonf.len() == 1 { "one statistic is".to_string() } else { format!("{} statistics are", bonf.len()) },
+                0.05 / k,
+                ps.len(),
+                bonf.join("; ")
+            )
+        }
+    )
+}
+
+/// Every run of both sides, one row each.
+fn every_run_table(engine: &[SeedRun], torch: &[SeedRun]) -> String {
+    let mut body = String::from("### Every run\n\n| side | seed | drop | partial (held-out) | partial (train, authors') | peak repetition | peak hidden cos | hidden cos at 10 | APM at drop | last step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (side, runs) in [("engine", engine), ("transcription", torch)] {
         for r in runs.iter() {
             let s = &r.summary;
             body.push_str(&format!(
@@ -453,13 +474,5 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
             ));
         }
     }
-    if !missing.is_empty() {
-        body.push_str(&format!(
-            "\n**Unfinished:** {}. The same command with `--resume` trains the engine's missing runs; \
-             `bench/seeds.py` the transcription's.\n",
-            missing.join(", ")
-        ));
-    }
-    write_section(&out, SECTION, &body)?;
-    Ok(ExitCode::SUCCESS)
+    body
 }
