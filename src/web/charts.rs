@@ -235,8 +235,11 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     // run past the right edge is drawn to the left of its line, and one that fits on neither
     // side of it is shifted to stay inside the canvas (its leader still starts at the line).
     let (margin, y_area, line_h) = (8.0 * s, 44.0 * s, 12.0 * s);
+    // On the right, room for half of the last x tick's label ("1000"), which is centred on the
+    // plot's right edge.
+    let right = 16.0 * s;
     let canvas_w = root.dim_in_pixel().0 as f64;
-    let plot = (margin + y_area, canvas_w - margin);
+    let plot = (margin + y_area, canvas_w - right);
     let labels =
         marker_labels(spec, |x| plot.0 + (tx(x) / x_max).clamp(0.0, 1.0) * (plot.1 - plot.0), plot.1, canvas_w, s);
     let lines = labels.iter().map(|l| l.2 + 1).max().unwrap_or(1);
@@ -262,7 +265,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     );
     let (width, height) = root.dim_in_pixel();
     let top = margin + lines as f64 * line_h;
-    let plot_px = (width as f64 - margin - plot.0, height as f64 - margin - x_area - top);
+    let plot_px = (width as f64 - right - plot.0, height as f64 - margin - x_area - top);
     let to_px = |(x, y): (f64, f64)| ((tx(x) / x_max) * plot_px.0, (1.0 - (ty(y) - y0) / (y1 - y0)) * plot_px.1);
     let mut ink = crate::legend::Ink::default();
     for ser in &spec.series {
@@ -298,6 +301,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     let mut chart = ChartBuilder::on(&root)
         .margin(margin as u32)
         .margin_top((top + strip_h) as u32)
+        .margin_right(right as u32)
         .x_label_area_size(x_area as u32)
         .y_label_area_size(y_area as u32)
         .build_cartesian_2d(0f64..x_max, y0..y1)
