@@ -89,8 +89,9 @@ export function drawStatus() {
 
 /** The comparison sentence: the pinned run's key numbers against the run on screen's. */
 export function drawCompare() {
-  const now = state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
   const p = state.pinned;
+  // The run's headline crosses its whole history into wasm: only when a pinned run needs it.
+  const now = p && state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
   say('compare', p
     ? `Pinned run (${configQuery(p.cfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
     : '');
