@@ -88,6 +88,7 @@ pub(super) const COPY_REFERENCE: super::reproduce_anchors::Pairs =
 pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pairs)] = &[
     ("reference", "the reference configuration", "syntax-copy", &[]),
     ("lr3e-3", "learning rate 3·10⁻³", "syntax-copy", &[("lr", "0.003")]),
+    ("lr3e-4", "learning rate 3·10⁻⁴", "syntax-copy", &[("lr", "0.0003")]),
     ("batch256", "batch 256", "syntax-copy", &[("batch", "256")]),
     ("heads1", "1 head per layer", "syntax-copy", &[("heads", "1")]),
     ("layers3", "3 layers", "syntax-copy", &[("layers", "3")]),
