@@ -84,6 +84,71 @@ pub trait Row: Sized {
     fn read(rec: &Record) -> Result<Self, String>;
 }
 
+/// A value as one CSV cell: numbers in Rust's shortest round-trip form (so a CSV reads back bit
+/// for bit), text as it is.
+pub trait Cell {
+    /// The cell's text.
+    fn cell(&self) -> String;
+}
+
+impl Cell for f64 {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for usize {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for String {
+    fn cell(&self) -> String {
+        self.clone()
+    }
+}
+
+/// Declares a row type once: its struct, and for each of its plain fields the CSV column (the
+/// field's name), the cell ([`Cell::cell`]) and the reader (the named [`Record`] method: `int`,
+/// `num`, `num_or_nan`, `text`), in column order. The fields of the `extra` block (per-position
+/// accuracies, an array of bins, optional columns) have columns of their own that the row's
+/// [`Row`] impl writes and reads after the plain ones. Generates `PLAIN_COLUMNS`, `plain_cells`
+/// and `read_plain(record, extra fields…)`; the golden files hold the result to the CSV contract.
+#[macro_export]
+macro_rules! csv_row {
+    (
+        $(#[$sm:meta])*
+        pub struct $name:ident {
+            $( $(#[$fm:meta])* pub $field:ident : $ty:ty => $read:ident, )*
+        }
+        extra {
+            $( $(#[$em:meta])* pub $efield:ident : $ety:ty, )*
+        }
+    ) => {
+        $(#[$sm])*
+        pub struct $name {
+            $( $(#[$fm])* pub $field: $ty, )*
+            $( $(#[$em])* pub $efield: $ety, )*
+        }
+
+        impl $name {
+            /// The plain fields' columns (each the field's name), in column order.
+            pub const PLAIN_COLUMNS: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The plain fields' cells, in [`Self::PLAIN_COLUMNS`]' order.
+            pub fn plain_cells(&self) -> Vec<String> {
+                vec![$($crate::history::Cell::cell(&self.$field)),*]
+            }
+
+            /// The row from a record's plain columns and the extra fields' values.
+            pub fn read_plain(rec: &$crate::history::Record, $($efield: $ety),*) -> Result<Self, String> {
+                Ok($name { $($field: rec.$read(stringify!($field))?,)* $($efield,)* })
+            }
+        }
+    };
+}
+
 /// The CSV lines of `rows` (no header), each ending in a newline.
 pub fn csv_lines<R: Row>(rows: &[R]) -> String {
     let mut s = String::new();

@@ -5,68 +5,56 @@ use crate::config::RunConfig;
 use crate::history::{AtStep, Record, Row};
 use serde::{Deserialize, Serialize};
 
-/// The CSV columns of a chapter 2 row, in order. The first ten are a contract (other tools read
-/// them), and so are the five `key_cos_*` columns; the rest are extra.
-pub const CSV_COLUMNS: &[&str] = &[
-    "step",
-    "loss",
-    "loss_memory",
-    "loss_reasoning",
-    "loss_heldout",
-    "acc_memory",
-    "acc_reasoning",
-    "acc_heldout",
-    "acc_inferential",
-    "acc_symmetric",
-    "train_acc",
-    "key_order_corr",
-    "reasoning_anchor_cos",
-    "memory_anchor_cos",
-    "prefix_avg",
-    "key_cos_d1",
-    "key_cos_d2",
-    "key_cos_d3_5",
-    "key_cos_d6_19",
-    "key_cos_d20plus",
-];
+/// The columns of a chapter 2 row's [`AnchorRow::key_cos_by_distance`], after its plain fields'
+/// (a contract, as are the first ten plain columns; the rest are extra).
+pub const KEY_COS_COLUMNS: [&str; 5] = ["key_cos_d1", "key_cos_d2", "key_cos_d3_5", "key_cos_d6_19", "key_cos_d20plus"];
 
-/// Metrics of one evaluated step (the model after `step` updates).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AnchorRow {
-    /// Updates done.
-    pub step: usize,
-    /// Last-token cross-entropy on this step's training batch.
-    pub loss: f64,
-    /// Last-token cross-entropy on the evaluation samples of the memory subset.
-    pub loss_memory: f64,
-    /// The same on fresh samples of the 15 seen reasoning pairs.
-    pub loss_reasoning: f64,
-    /// The same on the held-out pair (4,3), against its inferential label `key − 10`.
-    pub loss_heldout: f64,
-    /// Argmax accuracy on the memory subset.
-    pub acc_memory: f64,
-    /// Argmax accuracy on the seen reasoning pairs.
-    pub acc_reasoning: f64,
-    /// Argmax accuracy on the held-out pair (against the inferential label).
-    pub acc_heldout: f64,
-    /// Fraction of held-out samples answered with the inferential answer `key − 10`.
-    pub acc_inferential: f64,
-    /// Fraction of held-out samples answered with the symmetric answer `key − 6`.
-    pub acc_symmetric: f64,
-    /// Argmax accuracy on this step's training batch.
-    pub train_acc: f64,
-    /// Pearson correlation between key distance |k_i − k_j| and the cosine of their embeddings
-    /// (negative: an ordered structure, neighbouring keys similar).
-    pub key_order_corr: f64,
-    /// Mean pairwise embedding cosine of the reasoning anchors 1..4.
-    pub reasoning_anchor_cos: f64,
-    /// Mean pairwise embedding cosine of the memory anchors 5..8 (NaN when the task has none).
-    pub memory_anchor_cos: f64,
-    /// How close layer 1's attention is to a prefix average (1 = exactly; NaN for Emb-MLP).
-    pub prefix_avg: f64,
-    /// Mean key-embedding cosine by key distance |i − j| = 1, 2, 3–5, 6–19, ≥ 20
-    /// ([`super::metrics::cosine_by_distance`]).
-    pub key_cos_by_distance: [f64; 5],
+/// The CSV columns of a chapter 2 row, in order: the plain fields', then [`KEY_COS_COLUMNS`].
+pub fn csv_columns() -> Vec<String> {
+    AnchorRow::PLAIN_COLUMNS.iter().chain(&KEY_COS_COLUMNS).map(|s| s.to_string()).collect()
+}
+
+crate::csv_row! {
+    /// Metrics of one evaluated step (the model after `step` updates).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct AnchorRow {
+        /// Updates done.
+        pub step: usize => int,
+        /// Last-token cross-entropy on this step's training batch.
+        pub loss: f64 => num,
+        /// Last-token cross-entropy on the evaluation samples of the memory subset.
+        pub loss_memory: f64 => num,
+        /// The same on fresh samples of the 15 seen reasoning pairs.
+        pub loss_reasoning: f64 => num,
+        /// The same on the held-out pair (4,3), against its inferential label `key − 10`.
+        pub loss_heldout: f64 => num,
+        /// Argmax accuracy on the memory subset.
+        pub acc_memory: f64 => num,
+        /// Argmax accuracy on the seen reasoning pairs.
+        pub acc_reasoning: f64 => num,
+        /// Argmax accuracy on the held-out pair (against the inferential label).
+        pub acc_heldout: f64 => num,
+        /// Fraction of held-out samples answered with the inferential answer `key − 10`.
+        pub acc_inferential: f64 => num,
+        /// Fraction of held-out samples answered with the symmetric answer `key − 6`.
+        pub acc_symmetric: f64 => num,
+        /// Argmax accuracy on this step's training batch.
+        pub train_acc: f64 => num,
+        /// Pearson correlation between key distance |k_i − k_j| and the cosine of their embeddings
+        /// (negative: an ordered structure, neighbouring keys similar).
+        pub key_order_corr: f64 => num,
+        /// Mean pairwise embedding cosine of the reasoning anchors 1..4.
+        pub reasoning_anchor_cos: f64 => num,
+        /// Mean pairwise embedding cosine of the memory anchors 5..8 (NaN when the task has none).
+        pub memory_anchor_cos: f64 => num,
+        /// How close layer 1's attention is to a prefix average (1 = exactly; NaN for Emb-MLP).
+        pub prefix_avg: f64 => num,
+    }
+    extra {
+        /// Mean key-embedding cosine by key distance |i − j| = 1, 2, 3–5, 6–19, ≥ 20
+        /// ([`super::metrics::cosine_by_distance`]).
+        pub key_cos_by_distance: [f64; 5],
+    }
 }
 
 /// The embedding structure at one step.
@@ -101,70 +89,30 @@ impl AtStep for AnchorSnapshot {
 }
 
 impl Row for AnchorRow {
-    /// [`CSV_COLUMNS`].
+    /// [`csv_columns`].
     fn columns(_cfg: &RunConfig) -> Vec<String> {
-        CSV_COLUMNS.iter().map(|s| s.to_string()).collect()
+        csv_columns()
     }
 
     fn cells(&self) -> Vec<String> {
-        let r = self;
-        let v = [
-            r.loss,
-            r.loss_memory,
-            r.loss_reasoning,
-            r.loss_heldout,
-            r.acc_memory,
-            r.acc_reasoning,
-            r.acc_heldout,
-            r.acc_inferential,
-            r.acc_symmetric,
-            r.train_acc,
-            r.key_order_corr,
-            r.reasoning_anchor_cos,
-            r.memory_anchor_cos,
-            r.prefix_avg,
-            r.key_cos_by_distance[0],
-            r.key_cos_by_distance[1],
-            r.key_cos_by_distance[2],
-            r.key_cos_by_distance[3],
-            r.key_cos_by_distance[4],
-        ];
-        std::iter::once(r.step.to_string()).chain(v.iter().map(|x| x.to_string())).collect()
+        let mut out = self.plain_cells();
+        out.extend(self.key_cos_by_distance.iter().map(|x| x.to_string()));
+        out
     }
 
     /// Columns added after the first files (`key_cos_*`) read as NaN from an older file.
     fn read(rec: &Record) -> Result<AnchorRow, String> {
-        let d = |name: &str| rec.num_or_nan(name);
-        Ok(AnchorRow {
-            step: rec.int("step")?,
-            loss: rec.num("loss")?,
-            loss_memory: rec.num("loss_memory")?,
-            loss_reasoning: rec.num("loss_reasoning")?,
-            loss_heldout: rec.num("loss_heldout")?,
-            acc_memory: rec.num("acc_memory")?,
-            acc_reasoning: rec.num("acc_reasoning")?,
-            acc_heldout: rec.num("acc_heldout")?,
-            acc_inferential: rec.num("acc_inferential")?,
-            acc_symmetric: rec.num("acc_symmetric")?,
-            train_acc: rec.num("train_acc")?,
-            key_order_corr: rec.num("key_order_corr")?,
-            reasoning_anchor_cos: rec.num("reasoning_anchor_cos")?,
-            memory_anchor_cos: rec.num("memory_anchor_cos")?,
-            prefix_avg: rec.num("prefix_avg")?,
-            key_cos_by_distance: [
-                d("key_cos_d1")?,
-                d("key_cos_d2")?,
-                d("key_cos_d3_5")?,
-                d("key_cos_d6_19")?,
-                d("key_cos_d20plus")?,
-            ],
-        })
+        let mut key_cos = [f64::NAN; 5];
+        for (v, name) in key_cos.iter_mut().zip(KEY_COS_COLUMNS) {
+            *v = rec.num_or_nan(name)?;
+        }
+        AnchorRow::read_plain(rec, key_cos)
     }
 }
 
-/// Rows as CSV ([`CSV_COLUMNS`], then one line per row).
+/// Rows as CSV ([`csv_columns`], then one line per row).
 pub fn to_csv(rows: &[AnchorRow]) -> String {
-    crate::history::to_csv(&CSV_COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>(), rows)
+    crate::history::to_csv(&csv_columns(), rows)
 }
 
 /// Rows back from [`to_csv`]'s text ([`crate::history::from_csv`]).
@@ -229,7 +177,7 @@ mod tests {
             key_cos_by_distance: [0.5, 0.4, 0.3, 0.2, 0.1],
         };
         let text = to_csv(std::slice::from_ref(&row));
-        assert_eq!(text.lines().next().unwrap(), CSV_COLUMNS.join(","));
+        assert_eq!(text.lines().next().unwrap(), csv_columns().join(","));
         let back = from_csv(&text).unwrap();
         assert_eq!(back.len(), 1);
         assert_eq!(to_csv(&back), text, "bit for bit, NaN included");

@@ -6,35 +6,37 @@ use crate::config::RunConfig;
 use crate::history::{AtStep, Record, Row};
 use serde::{Deserialize, Serialize};
 
-/// The CSV columns of a chapter 4 row, in order. The first five are a contract.
-pub const CSV_COLUMNS: &[&str] =
-    &["step", "loss", "heldout_loss", "repetition", "hidden_cos", "distinct_1", "distinct_2", "top_share", "lr"];
+/// The CSV columns of a chapter 4 row, in order (its fields'). The first five are a contract.
+pub const CSV_COLUMNS: &[&str] = LmRow::PLAIN_COLUMNS;
 
-/// Metrics of one evaluated step (the model after `step` updates).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LmRow {
-    /// Updates done.
-    pub step: usize,
-    /// Next-token cross-entropy (nats per token) over every position of this step's training
-    /// batch.
-    pub loss: f64,
-    /// The same on the fixed held-out windows.
-    pub heldout_loss: f64,
-    /// Repetition frequency of the 8-token greedy generations, averaged over the 100 prompts
-    /// ([`super::metrics::repetition_frequency`]).
-    pub repetition: f64,
-    /// Mean pairwise cosine of the generated tokens' hidden states, averaged over the prompts
-    /// ([`super::metrics::mean_pairwise_cosine`]): the paper's collapse measure.
-    pub hidden_cos: f64,
-    /// Distinct unigrams over all generations ([`super::metrics::distinct_n`]).
-    pub distinct_1: f64,
-    /// Distinct bigrams over all generations.
-    pub distinct_2: f64,
-    /// Share of all generated tokens that are the most frequent generated token (1 when every
-    /// prompt gets the same token again and again).
-    pub top_share: f64,
-    /// The learning rate of the update after this step.
-    pub lr: f64,
+crate::csv_row! {
+    /// Metrics of one evaluated step (the model after `step` updates).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct LmRow {
+        /// Updates done.
+        pub step: usize => int,
+        /// Next-token cross-entropy (nats per token) over every position of this step's training
+        /// batch.
+        pub loss: f64 => num,
+        /// The same on the fixed held-out windows.
+        pub heldout_loss: f64 => num,
+        /// Repetition frequency of the 8-token greedy generations, averaged over the 100 prompts
+        /// ([`super::metrics::repetition_frequency`]).
+        pub repetition: f64 => num,
+        /// Mean pairwise cosine of the generated tokens' hidden states, averaged over the prompts
+        /// ([`super::metrics::mean_pairwise_cosine`]): the paper's collapse measure.
+        pub hidden_cos: f64 => num,
+        /// Distinct unigrams over all generations ([`super::metrics::distinct_n`]).
+        pub distinct_1: f64 => num_or_nan,
+        /// Distinct bigrams over all generations.
+        pub distinct_2: f64 => num_or_nan,
+        /// Share of all generated tokens that are the most frequent generated token (1 when every
+        /// prompt gets the same token again and again).
+        pub top_share: f64 => num_or_nan,
+        /// The learning rate of the update after this step.
+        pub lr: f64 => num_or_nan,
+    }
+    extra {}
 }
 
 /// One prompt's generation at a snapshot.
@@ -74,28 +76,11 @@ impl Row for LmRow {
     }
 
     fn cells(&self) -> Vec<String> {
-        let r = self;
-        [r.loss, r.heldout_loss, r.repetition, r.hidden_cos, r.distinct_1, r.distinct_2, r.top_share, r.lr].iter().fold(
-            vec![r.step.to_string()],
-            |mut v, x| {
-                v.push(x.to_string());
-                v
-            },
-        )
+        self.plain_cells()
     }
 
     fn read(rec: &Record) -> Result<LmRow, String> {
-        Ok(LmRow {
-            step: rec.int("step")?,
-            loss: rec.num("loss")?,
-            heldout_loss: rec.num("heldout_loss")?,
-            repetition: rec.num("repetition")?,
-            hidden_cos: rec.num("hidden_cos")?,
-            distinct_1: rec.num_or_nan("distinct_1")?,
-            distinct_2: rec.num_or_nan("distinct_2")?,
-            top_share: rec.num_or_nan("top_share")?,
-            lr: rec.num_or_nan("lr")?,
-        })
+        LmRow::read_plain(rec)
     }
 }
 

@@ -8,27 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The CSV columns of a chapter 3 row, in order. The first six are a contract (other tools read
 /// them); the rest are extra.
-pub const CSV_COLUMNS: &[&str] = &[
-    "step",
-    "loss",
-    "heldout_loss",
-    "uas",
-    "agreement_acc",
-    "sas_reg",
-    "best_layer",
-    "best_head",
-    "best_direction",
-    "offset_uas",
-    "train_reg",
-    "lambda",
-    "uas_subject",
-    "offset_uas_subject",
-    "verb_loss",
-    "uas_nonadjacent",
-    "offset_uas_nonadjacent",
-    "agreement_logodds",
-    "verb_number_loss",
-];
+pub const CSV_COLUMNS: &[&str] = SyntaxRow::PLAIN_COLUMNS;
 
 /// The columns appended after [`CSV_COLUMNS`] in a run of the copy-agreement language only
 /// (`grammar = copy`; [`SyntaxRow::slots`]): the loss at the always-masked agreement slots of
@@ -37,59 +17,63 @@ pub const CSV_COLUMNS: &[&str] = &[
 /// their columns; read back, a file without them has `slots = None`.
 pub const SLOT_COLUMNS: &[&str] = &["slot_loss", "slot_loss_d0", "slot_loss_d1", "slot_loss_d2", "slot_acc"];
 
-/// Metrics of one evaluated step (the model after `step` updates).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SyntaxRow {
-    /// Updates done.
-    pub step: usize,
-    /// MLM cross-entropy on the masked positions of this step's training batch (without λ·R).
-    pub loss: f64,
-    /// MLM cross-entropy on a fresh held-out batch, masked the same way.
-    pub heldout_loss: f64,
-    /// UAS of the best head and direction on the unmasked held-out sentences.
-    pub uas: f64,
-    /// Share of agreement minimal pairs whose masked main verb gets a higher logit in the right
-    /// number than in the wrong one.
-    pub agreement_acc: f64,
-    /// The SAS regularizer R on the unmasked held-out sentences.
-    pub sas_reg: f64,
-    /// Layer of the best head (0-based).
-    pub best_layer: usize,
-    /// Index of the best head within its layer (0-based).
-    pub best_head: usize,
-    /// `"dep->head"` (word attends to its head) or `"head->dep"` (the transpose).
-    pub best_direction: String,
-    /// UAS of the best fixed-offset baseline on the same sentences.
-    pub offset_uas: f64,
-    /// R on this step's training batch (masked inputs, as the regularizer sees it).
-    pub train_reg: f64,
-    /// The λ in force at this step (0 outside the window).
-    pub lambda: f64,
-    /// The probe restricted to one relation, the main subject → main verb arc (nsubj, the long
-    /// arc that agreement needs): best head and direction, scored on that arc only.
-    pub uas_subject: f64,
-    /// The best fixed-offset guess on the same arcs.
-    pub offset_uas_subject: f64,
-    /// Cross-entropy of the main verb, masked alone, in the [`VERB_ITEMS`](super::VERB_ITEMS) fixed held-out
-    /// sentences whose subject stands [`VERB_MIN_DISTANCE`](super::VERB_MIN_DISTANCE) or more words before it
-    /// ([`verb_items`](super::verb_items)): the loss where syntax matters. Its number is given only by the distant
-    /// subject, so it sits near its lexical floor + ln 2 until agreement is learned.
-    pub verb_loss: f64,
-    /// UAS of the best head and direction over the non-adjacent arcs only (`|head − i| ≥ 2`,
-    /// [`super::metrics::nonadjacent_arcs`]) of the [`PROBE_SENTENCES`](super::PROBE_SENTENCES) fixed held-out sentences, unmasked.
-    pub uas_nonadjacent: f64,
-    /// The best fixed-offset guess on the same arcs (constant over a run: the set is fixed).
-    pub offset_uas_nonadjacent: f64,
-    /// Mean log-odds of the right verb number over the wrong one on the agreement minimal pairs
-    /// ([`super::metrics::agreement_logodds`]): 0 at chance.
-    pub agreement_logodds: f64,
-    /// The number part of `verb_loss` on the same items: the cross-entropy of the right verb
-    /// form against its other-number twin only ([`super::metrics::pair_loss`]; ln 2 at chance).
-    pub verb_number_loss: f64,
-    /// Copy agreement only ([`SLOT_COLUMNS`]): the held-out batch's slot loss, by depth, and
-    /// accuracy ([`super::metrics::slot_metrics`]); `None` for the other grammars.
-    #[serde(default)]
-    pub slots: Option<SlotMetrics>,
+crate::csv_row! {
+    /// Metrics of one evaluated step (the model after `step` updates).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct SyntaxRow {
+        /// Updates done.
+        pub step: usize => int,
+        /// MLM cross-entropy on the masked positions of this step's training batch (without λ·R).
+        pub loss: f64 => num,
+        /// MLM cross-entropy on a fresh held-out batch, masked the same way.
+        pub heldout_loss: f64 => num,
+        /// UAS of the best head and direction on the unmasked held-out sentences.
+        pub uas: f64 => num,
+        /// Share of agreement minimal pairs whose masked main verb gets a higher logit in the right
+        /// number than in the wrong one.
+        pub agreement_acc: f64 => num,
+        /// The SAS regularizer R on the unmasked held-out sentences.
+        pub sas_reg: f64 => num,
+        /// Layer of the best head (0-based).
+        pub best_layer: usize => int,
+        /// Index of the best head within its layer (0-based).
+        pub best_head: usize => int,
+        /// `"dep->head"` (word attends to its head) or `"head->dep"` (the transpose).
+        pub best_direction: String => text,
+        /// UAS of the best fixed-offset baseline on the same sentences.
+        pub offset_uas: f64 => num,
+        /// R on this step's training batch (masked inputs, as the regularizer sees it).
+        pub train_reg: f64 => num,
+        /// The λ in force at this step (0 outside the window).
+        pub lambda: f64 => num,
+        /// The probe restricted to one relation, the main subject → main verb arc (nsubj, the long
+        /// arc that agreement needs): best head and direction, scored on that arc only.
+        pub uas_subject: f64 => num,
+        /// The best fixed-offset guess on the same arcs.
+        pub offset_uas_subject: f64 => num,
+        /// Cross-entropy of the main verb, masked alone, in the [`VERB_ITEMS`](super::VERB_ITEMS) fixed held-out
+        /// sentences whose subject stands [`VERB_MIN_DISTANCE`](super::VERB_MIN_DISTANCE) or more words before it
+        /// ([`verb_items`](super::verb_items)): the loss where syntax matters. Its number is given only by the distant
+        /// subject, so it sits near its lexical floor + ln 2 until agreement is learned.
+        pub verb_loss: f64 => num,
+        /// UAS of the best head and direction over the non-adjacent arcs only (`|head − i| ≥ 2`,
+        /// [`super::metrics::nonadjacent_arcs`]) of the [`PROBE_SENTENCES`](super::PROBE_SENTENCES) fixed held-out sentences, unmasked.
+        pub uas_nonadjacent: f64 => num,
+        /// The best fixed-offset guess on the same arcs (constant over a run: the set is fixed).
+        pub offset_uas_nonadjacent: f64 => num,
+        /// Mean log-odds of the right verb number over the wrong one on the agreement minimal pairs
+        /// ([`super::metrics::agreement_logodds`]): 0 at chance.
+        pub agreement_logodds: f64 => num,
+        /// The number part of `verb_loss` on the same items: the cross-entropy of the right verb
+        /// form against its other-number twin only ([`super::metrics::pair_loss`]; ln 2 at chance).
+        pub verb_number_loss: f64 => num,
+    }
+    extra {
+        /// Copy agreement only ([`SLOT_COLUMNS`]): the held-out batch's slot loss, by depth, and
+        /// accuracy ([`super::metrics::slot_metrics`]); `None` for the other grammars.
+        #[serde(default)]
+        pub slots: Option<SlotMetrics>,
+    }
 }
 
 /// The best head's view of the showcase sentence ([`showcase_sentence`](super::showcase_sentence), the same at every step)
@@ -148,67 +132,17 @@ impl Row for SyntaxRow {
     }
 
     fn cells(&self) -> Vec<String> {
-        let r = self;
-        vec![
-            r.step.to_string(),
-            r.loss.to_string(),
-            r.heldout_loss.to_string(),
-            r.uas.to_string(),
-            r.agreement_acc.to_string(),
-            r.sas_reg.to_string(),
-            r.best_layer.to_string(),
-            r.best_head.to_string(),
-            r.best_direction.clone(),
-            r.offset_uas.to_string(),
-            r.train_reg.to_string(),
-            r.lambda.to_string(),
-            r.uas_subject.to_string(),
-            r.offset_uas_subject.to_string(),
-            r.verb_loss.to_string(),
-            r.uas_nonadjacent.to_string(),
-            r.offset_uas_nonadjacent.to_string(),
-            r.agreement_logodds.to_string(),
-            r.verb_number_loss.to_string(),
-        ]
-        .into_iter()
-        .chain(
-            r.slots
-                .iter()
-                .flat_map(|x| [x.loss, x.by_depth[0], x.by_depth[1], x.by_depth[2], x.acc].map(|v| v.to_string())),
-        )
-        .collect()
+        let slots = self.slots.iter().flat_map(|x| [x.loss, x.by_depth[0], x.by_depth[1], x.by_depth[2], x.acc]);
+        self.plain_cells().into_iter().chain(slots.map(|v| v.to_string())).collect()
     }
 
     fn read(rec: &Record) -> Result<SyntaxRow, String> {
-        Ok(SyntaxRow {
-            step: rec.int("step")?,
-            loss: rec.num("loss")?,
-            heldout_loss: rec.num("heldout_loss")?,
-            uas: rec.num("uas")?,
-            agreement_acc: rec.num("agreement_acc")?,
-            sas_reg: rec.num("sas_reg")?,
-            best_layer: rec.int("best_layer")?,
-            best_head: rec.int("best_head")?,
-            best_direction: rec.text("best_direction")?,
-            offset_uas: rec.num("offset_uas")?,
-            train_reg: rec.num("train_reg")?,
-            lambda: rec.num("lambda")?,
-            uas_subject: rec.num("uas_subject")?,
-            offset_uas_subject: rec.num("offset_uas_subject")?,
-            verb_loss: rec.num("verb_loss")?,
-            uas_nonadjacent: rec.num("uas_nonadjacent")?,
-            offset_uas_nonadjacent: rec.num("offset_uas_nonadjacent")?,
-            agreement_logodds: rec.num("agreement_logodds")?,
-            verb_number_loss: rec.num("verb_number_loss")?,
-            slots: match rec.text("slot_loss") {
-                Err(_) => None,
-                Ok(_) => Some(SlotMetrics {
-                    loss: rec.num("slot_loss")?,
-                    by_depth: [rec.num("slot_loss_d0")?, rec.num("slot_loss_d1")?, rec.num("slot_loss_d2")?],
-                    acc: rec.num("slot_acc")?,
-                }),
-            },
-        })
+        let n = |i: usize| rec.num(SLOT_COLUMNS[i]);
+        let slots = match rec.text(SLOT_COLUMNS[0]) {
+            Err(_) => None,
+            Ok(_) => Some(SlotMetrics { loss: n(0)?, by_depth: [n(1)?, n(2)?, n(3)?], acc: n(4)? }),
+        };
+        SyntaxRow::read_plain(rec, slots)
     }
 }
 
