@@ -304,6 +304,18 @@ pub struct RunConfig {
     /// preset) is one gradient of the whole batch. Must divide `batch`; chapter 3 trains as one.
     #[serde(default = "default_shards")]
     pub shards: usize,
+    /// Chapter 3: draw each block's two output projections N(0, 0.02²) like every other weight
+    /// (1, the copy-agreement reference toy's init) instead of the paper's
+    /// N(0, (0.02/√(2·layers))²) (0).
+    #[serde(default)]
+    pub flat_out: usize,
+    /// Chapter 3: the std of W_q and W_k is `qk_init · 0.02` (1 = the paper's init).
+    #[serde(default = "default_qk_init")]
+    pub qk_init: f64,
+}
+
+fn default_qk_init() -> f64 {
+    1.0
 }
 
 fn default_log_evals() -> usize {

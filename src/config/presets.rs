@@ -65,6 +65,8 @@ impl RunConfig {
         lambda_until: 1_000_000,
         log_evals: 1,
         shards: 1,
+        flat_out: 0,
+        qk_init: 1.0,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {

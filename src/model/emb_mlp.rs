@@ -9,7 +9,7 @@
 //! noise, so its accuracy stays below the transformer's; the embedding structure is the point.
 //! Every weight is drawn with γ-init (`N(0, (d_in^−γ)²)`), biases 0.
 
-use super::init::{Init, Initializer};
+use super::init::{Init, Initializer, Role};
 use crate::rng::{stream, Stream};
 use burn::module::{Module, Param};
 use burn::nn::Linear;
@@ -42,11 +42,11 @@ impl EmbMlpConfig {
         let mut init = Initializer { init: scheme, layers: 1, rng: &mut rng, device };
         let emb = init.embedding(self.vocab, self.d_model);
         let fc = Linear {
-            weight: init.linear_weight(self.d_model, self.d_ff, false),
+            weight: init.linear_weight(self.d_model, self.d_ff, Role::Plain),
             bias: Some(init.constant(self.d_ff, 0.0)),
         };
         let out = Linear {
-            weight: init.linear_weight(self.d_ff, self.vocab, false),
+            weight: init.linear_weight(self.d_ff, self.vocab, Role::Plain),
             bias: Some(init.constant(self.vocab, 0.0)),
         };
         EmbMlp { emb, fc, out }

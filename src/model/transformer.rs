@@ -9,7 +9,7 @@
 //! The forward pass returns the logits, every layer's attention weights and the final-LN
 //! hidden states, so that metrics read exactly what the model computed.
 
-use super::init::{Init, Initializer};
+use super::init::{Init, Initializer, Role};
 use crate::rng::{stream, Stream};
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear};
@@ -74,8 +74,8 @@ pub struct Forward {
     pub hidden: Tensor<3>,
 }
 
-fn linear(init: &mut Initializer, d_in: usize, d_out: usize, bias: bool, output_proj: bool) -> Linear {
-    Linear { weight: init.linear_weight(d_in, d_out, output_proj), bias: bias.then(|| init.constant(d_out, 0.0)) }
+fn linear(init: &mut Initializer, d_in: usize, d_out: usize, bias: bool, role: Role) -> Linear {
+    Linear { weight: init.linear_weight(d_in, d_out, role), bias: bias.then(|| init.constant(d_out, 0.0)) }
 }
 
 impl TransformerConfig {
@@ -108,19 +108,19 @@ impl TransformerConfig {
         let blocks = (0..self.layers)
             .map(|_| Block {
                 ln1: LayerNormConfig::new(d).init(device),
-                query: linear(&mut init, d, d, true, false),
-                key: linear(&mut init, d, d, true, false),
-                value: linear(&mut init, d, d, true, false),
-                out: linear(&mut init, d, d, true, true),
+                query: linear(&mut init, d, d, true, Role::QueryKey),
+                key: linear(&mut init, d, d, true, Role::QueryKey),
+                value: linear(&mut init, d, d, true, Role::Plain),
+                out: linear(&mut init, d, d, true, Role::OutputProj),
                 ln2: LayerNormConfig::new(d).init(device),
-                fc: linear(&mut init, d, self.d_ff, true, false),
-                proj: linear(&mut init, self.d_ff, d, true, true),
+                fc: linear(&mut init, d, self.d_ff, true, Role::Plain),
+                proj: linear(&mut init, self.d_ff, d, true, Role::OutputProj),
                 heads: self.heads,
                 softmax: self.softmax,
                 causal: self.causal,
             })
             .collect();
-        let head = init.linear_weight(d, self.vocab, false);
+        let head = init.linear_weight(d, self.vocab, Role::Plain);
         Transformer { tok_emb, pos_emb, blocks, ln_f: LayerNormConfig::new(d).init(device), head }
     }
 }
@@ -350,5 +350,31 @@ mod tests {
         let a1: Vec<f32> = m.forward(t, Some(&mask)).attention[0].clone().into_data().try_to_vec().unwrap();
         assert!((a1[13] - 2.5 * a0[13]).abs() < 1e-7);
         assert_eq!(a1[12], a0[12]);
+    }
+
+    #[test]
+    fn paper_with_changes_only_the_parts_it_names() {
+        let cfg = TransformerConfig { d_model: 16, d_ff: 32, positions: 4, layers: 2, ..paper_cfg() };
+        let device = crate::backend::cpu_device();
+        let w = |m: &Transformer, f: fn(&Block) -> &Linear| -> Vec<f32> {
+            f(&m.blocks[1]).weight.val().into_data().try_to_vec().unwrap()
+        };
+        let paper = cfg.init(Init::Paper, 5, &device);
+        let same = cfg.init(Init::PaperWith { flat_out: false, qk: 1.0 }, 5, &device);
+        let changed = cfg.init(Init::PaperWith { flat_out: true, qk: 0.1 }, 5, &device);
+        let parts: [fn(&Block) -> &Linear; 6] =
+            [|b| &b.query, |b| &b.key, |b| &b.value, |b| &b.out, |b| &b.fc, |b| &b.proj];
+        for f in parts {
+            assert_eq!(w(&paper, f), w(&same, f), "the defaults draw the paper's weights");
+        }
+        // Q and K at 0.1 × 0.02; the output projections at 0.02 instead of 0.02/√(2·2) = 0.01:
+        // the same draws, scaled.
+        for (f, ratio) in
+            [(parts[0], 0.1), (parts[1], 0.1), (parts[2], 1.0), (parts[3], 2.0), (parts[4], 1.0), (parts[5], 2.0)]
+        {
+            for (a, b) in w(&paper, f).iter().zip(w(&changed, f)) {
+                assert!((b - ratio * a).abs() <= 1e-6 * a.abs().max(1e-6), "{b} vs {ratio} × {a}");
+            }
+        }
     }
 }

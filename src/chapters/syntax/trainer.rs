@@ -291,9 +291,11 @@ impl Chapter for Syntax {
     type Batch = TrainStep;
     type Carry = ();
 
-    /// The encoder (the paper's init, N(0, 0.02²)) and the fixed held-out sets of `cfg.seed`.
+    /// The encoder (the paper's init, N(0, 0.02²), with `flat-out` and `qk-init` applied) and
+    /// the fixed held-out sets of `cfg.seed`.
     fn build(cfg: &RunConfig, device: &Device) -> (Syntax, Transformer) {
-        let model = model_config(cfg).init(Init::Paper, cfg.seed, device);
+        let init = Init::PaperWith { flat_out: cfg.flat_out == 1, qk: cfg.qk_init };
+        let model = model_config(cfg).init(init, cfg.seed, device);
         let (lex, g) = (cfg.lexicon, cfg.grammar);
         let agreement = lang::minimal_pairs(g, &mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
         let showcase = showcase_sentence_with(cfg.seed, lex, g);

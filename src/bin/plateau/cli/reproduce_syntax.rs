@@ -93,6 +93,9 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
     ("heads1", "1 head per layer", "syntax-copy", &[("heads", "1")]),
     ("layers3", "3 layers", "syntax-copy", &[("layers", "3")]),
     ("wide", "width 128", "syntax-copy", &[("d-model", "128"), ("d-ff", "512")]),
+    ("flat-out", "output projections N(0, 0.02²) as the reference toy", "syntax-copy", &[("flat-out", "1")]),
+    ("qk0.1", "W_q, W_k drawn with 0.1 × the std", "syntax-copy", &[("qk-init", "0.1")]),
+    ("qk0.01", "W_q, W_k drawn with 0.01 × the std", "syntax-copy", &[("qk-init", "0.01")]),
 ];
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
