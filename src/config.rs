@@ -14,7 +14,6 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// Which data the model trains on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,6 +207,8 @@ impl Preset {
 }
 
 pub mod chapters;
+mod error;
+pub use error::ConfigError;
 mod memory;
 pub use memory::*;
 mod page;
@@ -371,37 +372,6 @@ pub fn warmup_lr(lr: f64, warmup: usize, step: usize) -> f64 {
         lr * ((step + 1) as f64 / warmup as f64).min(1.0)
     }
 }
-
-/// A rejected value: names the parameter, the value and what is allowed, and carries the safe
-/// value that was (or would be) used instead. A rule over the whole configuration (the memory
-/// budget, [`RunConfig::check_memory`]) has an empty `key` and its message in `allowed`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConfigError {
-    /// The parameter key (or the unknown key); empty for a rule over the whole configuration.
-    pub key: String,
-    /// The rejected text.
-    pub value: String,
-    /// What is allowed.
-    pub allowed: String,
-    /// The value used instead, as text (`None` for an unknown key).
-    pub safe: Option<String>,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.key.is_empty() {
-            return f.write_str(&self.allowed);
-        }
-        match &self.safe {
-            Some(safe) => {
-                write!(f, "invalid value {:?} for '{}': allowed {}; using {}", self.value, self.key, self.allowed, safe)
-            }
-            None => write!(f, "unknown parameter '{}' (value {:?}); known: {}", self.key, self.value, self.allowed),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 impl Default for RunConfig {
     fn default() -> Self {

@@ -55,9 +55,11 @@ pub const FOLDER_ORDER: &[&str] = &[
 /// accuracy; chapter 2's two answers on the held-out pair, its training accuracy and its key
 /// cosine by key distance; chapter 3's far-subject verb loss, subject → verb UAS (and its offset
 /// baseline) and held-out loss; chapter 4's loss, hidden-state cosine and repetition.
-pub fn hero_columns(experiment: &str) -> &'static [&'static str] {
-    match experiment {
-        "anchors" => &[
+pub fn hero_columns(experiment: crate::config::Task) -> &'static [&'static str] {
+    use crate::config::chapters::ChapterId;
+    match experiment.chapter() {
+        ChapterId::Plateau => &["step", "loss", "output_loss", "test_acc", "first_token_acc"],
+        ChapterId::Init => &[
             "step",
             "acc_inferential",
             "acc_symmetric",
@@ -68,10 +70,8 @@ pub fn hero_columns(experiment: &str) -> &'static [&'static str] {
             "key_cos_d6_19",
             "key_cos_d20plus",
         ],
-        "syntax" => &["step", "verb_loss", "uas_subject", "offset_uas_subject", "heldout_loss"],
-        "lm" => &["step", "loss", "hidden_cos", "repetition"],
-        // Chapter 1's tasks (mws, prefix-sum).
-        _ => &["step", "loss", "output_loss", "test_acc", "first_token_acc"],
+        ChapterId::Syntax => &["step", "verb_loss", "uas_subject", "offset_uas_subject", "heldout_loss"],
+        ChapterId::Text => &["step", "loss", "hidden_cos", "repetition"],
     }
 }
 
@@ -439,7 +439,7 @@ pub fn build(found: Vec<Found>, sections: &[Section], written_by: &str) -> (Meas
     let mut skipped = vec![];
     for f in found {
         let experiment = f.config.experiment.name().to_string();
-        let columns: Vec<String> = hero_columns(&experiment).iter().map(|s| s.to_string()).collect();
+        let columns: Vec<String> = hero_columns(f.config.experiment).iter().map(|s| s.to_string()).collect();
         let mut lines = f.csv.lines();
         let Some(header) = lines.next() else {
             skipped.push(format!("{}: an empty CSV", f.source));

@@ -41,24 +41,76 @@ macro_rules! each {
         }
     };
 }
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub(crate) use each;
+
+/// A chapter whose trainer a [`Run`] holds in a variant of its own.
+pub trait InRun: crate::train::Chapter + Sized {
+    /// The run of this trainer.
+    fn wrap(trainer: Box<crate::train::Trainer<Self>>) -> Run;
+    /// The trainer, when `run` is one of this chapter.
+    fn trainer(run: &Run) -> Option<&crate::train::Trainer<Self>>;
+}
+
+macro_rules! in_run {
+    ($variant:ident, $chapter:ty) => {
+        impl InRun for $chapter {
+            fn wrap(trainer: Box<crate::train::Trainer<Self>>) -> Run {
+                Run::$variant(trainer)
+            }
+            fn trainer(run: &Run) -> Option<&crate::train::Trainer<Self>> {
+                if let Run::$variant(t) = run {
+                    Some(t)
+                } else {
+                    None
+                }
+            }
+        }
+    };
+}
+in_run!(Plateau, crate::chapters::plateau::Plateau);
+in_run!(Anchors, crate::chapters::anchors::Anchors);
+in_run!(Syntax, crate::chapters::syntax::Syntax);
+in_run!(Lm, crate::chapters::lm::Lm);
+
+/// Makes a trainer of whichever chapter [`Run::of_chapter`] asks for.
+trait MakeTrainer {
+    /// What stops it.
+    type Error;
+    /// The trainer of chapter `C`.
+    fn make<C: crate::train::Chapter>(self) -> Result<Box<crate::train::Trainer<C>>, Self::Error>;
+}
 
 impl Run {
-    /// Builds the chapter's trainer for `cfg.experiment` on `device`.
-    pub fn new(cfg: RunConfig, device: &Device) -> Result<Run, ConfigError> {
-        Ok(match cfg.experiment {
-            Task::Mws | Task::PrefixSum => Run::Plateau(Box::new(PlateauTrainer::new(cfg, device)?)),
-            Task::Anchors => Run::Anchors(Box::new(AnchorTrainer::new(cfg, device)?)),
-            Task::Syntax => Run::Syntax(Box::new(SyntaxTrainer::new(cfg, device)?)),
-            Task::Lm => {
-                crate::chapters::lm::corpus::corpus().map_err(|e| ConfigError {
-                    key: String::new(),
-                    value: String::new(),
-                    allowed: format!("Chapter 4 cannot start: {e}."),
-                    safe: None,
-                })?;
-                Run::Lm(Box::new(LmTrainer::new(cfg, device)?))
+    /// The one dispatch from a chapter to its trainer: `make`'s trainer of `task`'s chapter.
+    /// Chapter 4 first checks that its corpus is there.
+    fn of_chapter<M: MakeTrainer>(task: Task, make: M) -> Result<Run, M::Error>
+    where
+        M::Error: From<String>,
+    {
+        use crate::chapters::{anchors::Anchors, lm::Lm, plateau::Plateau, syntax::Syntax};
+        use crate::config::chapters::ChapterId;
+        Ok(match task.chapter() {
+            ChapterId::Plateau => Plateau::wrap(make.make()?),
+            ChapterId::Init => Anchors::wrap(make.make()?),
+            ChapterId::Syntax => Syntax::wrap(make.make()?),
+            ChapterId::Text => {
+                crate::chapters::lm::corpus::corpus().map_err(|e| format!("Chapter 4 cannot start: {e}."))?;
+                Lm::wrap(make.make()?)
             }
         })
+    }
+
+    /// Builds the chapter's trainer for `cfg.experiment` on `device`.
+    pub fn new(cfg: RunConfig, device: &Device) -> Result<Run, ConfigError> {
+        struct New<'a>(RunConfig, &'a Device);
+        impl MakeTrainer for New<'_> {
+            type Error = ConfigError;
+            fn make<C: crate::train::Chapter>(self) -> Result<Box<crate::train::Trainer<C>>, ConfigError> {
+                crate::train::Trainer::new(self.0, self.1).map(Box::new)
+            }
+        }
+        Run::of_chapter(cfg.experiment, New(cfg, device))
     }
 
     /// The run as one checkpoint file ([`crate::train::checkpoint::Checkpoint::to_file`]): config,
@@ -76,25 +128,17 @@ impl Run {
         let (header, [model, optimizer, state]) = read_file(bytes)?;
         let task = Task::parse(&header.experiment)
             .ok_or_else(|| format!("the file holds an unknown experiment {:?}", header.experiment))?;
-        fn load<C: crate::train::Chapter>(
-            model: Vec<u8>,
-            optimizer: Vec<u8>,
-            state: Vec<u8>,
-            device: &Device,
-        ) -> Result<Box<Trainer<C>>, String> {
-            let state = CheckpointState::from_bytes(&state)?;
-            state.config.validate().map_err(|e| format!("the file's config is not valid here: {e}"))?;
-            Trainer::from_checkpoint(Checkpoint { model, optimizer, state }, device).map(Box::new)
-        }
-        Ok(match task {
-            Task::Mws | Task::PrefixSum => Run::Plateau(load(model, optimizer, state, device)?),
-            Task::Anchors => Run::Anchors(load(model, optimizer, state, device)?),
-            Task::Syntax => Run::Syntax(load(model, optimizer, state, device)?),
-            Task::Lm => {
-                crate::chapters::lm::corpus::corpus().map_err(|e| format!("Chapter 4 cannot start: {e}."))?;
-                Run::Lm(load(model, optimizer, state, device)?)
+        struct Load<'a>([Vec<u8>; 3], &'a Device);
+        impl MakeTrainer for Load<'_> {
+            type Error = String;
+            fn make<C: crate::train::Chapter>(self) -> Result<Box<Trainer<C>>, String> {
+                let [model, optimizer, state] = self.0;
+                let state = CheckpointState::from_bytes(&state)?;
+                state.config.validate().map_err(|e| format!("the file's config is not valid here: {e}"))?;
+                Trainer::from_checkpoint(Checkpoint { model, optimizer, state }, self.1).map(Box::new)
             }
-        })
+        }
+        Run::of_chapter(task, Load([model, optimizer, state], device))
     }
 
     /// Handles the next step ([`crate::train::Trainer::advance`]).

@@ -10,8 +10,8 @@ use crate::seeds::Measure;
 /// A chapter's view of its recorded rows: its events, headline numbers, progress and headline
 /// line. Implemented by each chapter's metric row type.
 pub trait View: crate::history::Row + Clone + serde::Serialize + serde::de::DeserializeOwned {
-    /// The chapter's number in [`crate::config::chapters::CHAPTERS`].
-    const CHAPTER: u8;
+    /// The chapter whose rows these are.
+    const CHAPTER: crate::config::chapters::ChapterId;
     /// A column only this chapter's CSVs have: how `plateau summarize` recognizes them.
     const MARK_COLUMN: &'static str;
     /// The run's events in its rows so far: what the page marks on its charts and notes in its

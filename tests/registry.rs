@@ -16,14 +16,18 @@ mod common;
 fn the_registry_numbers_every_task_once_in_page_order() {
     for (i, c) in CHAPTERS.iter().enumerate() {
         assert_eq!(c.number as usize, i + 1, "{c:?}");
+        assert_eq!((c.id.number(), c.id.info()), (c.number, c), "the chapter's id is its entry");
+        assert_eq!(plateau::config::chapters::ChapterId::from_number(c.number), Some(c.id));
         assert!(!c.tasks.is_empty() && !c.alias.is_empty() && !c.title.is_empty(), "{c:?}");
     }
     for t in Task::all() {
-        let holders: Vec<u8> = CHAPTERS.iter().filter(|c| c.tasks.contains(&t)).map(|c| c.number).collect();
+        let holders: Vec<_> = CHAPTERS.iter().filter(|c| c.tasks.contains(&t)).map(|c| c.id).collect();
         assert_eq!(holders, vec![t.chapter()], "{} is in exactly one chapter", t.name());
         // The dispatch from a task to its chapter's row type agrees with the registry.
         assert_eq!(plateau::with_rows!(t, R => R::CHAPTER), t.chapter(), "{}", t.name());
     }
+    assert_eq!(plateau::config::chapters::ChapterId::from_number(0), None);
+    assert_eq!(plateau::config::chapters::ChapterId::from_number(CHAPTERS.len() as u8 + 1), None);
     // Every alias once (sorted first: `dedup` alone only removes neighbouring duplicates).
     let mut aliases: Vec<&str> = CHAPTERS.iter().map(|c| c.alias).collect();
     aliases.sort_unstable();
@@ -68,13 +72,13 @@ fn every_chapter_trains_and_its_view_reads_the_rows_back() {
     let runs = common::golden_runs();
     for c in CHAPTERS {
         let (name, cfg) =
-            runs.iter().find(|(_, cfg)| cfg.experiment.chapter() == c.number).expect("a golden run per chapter");
+            runs.iter().find(|(_, cfg)| cfg.experiment.chapter() == c.id).expect("a golden run per chapter");
         let mut run = Run::new(cfg.clone(), &plateau::backend::cpu_device()).unwrap();
         while plateau::tensor::block_on(run.advance()) == plateau::train::Status::Running {}
         let csv = run.csv();
-        assert_eq!(chapter_of_csv(&csv).map(|t| t.chapter()), Some(c.number), "{name}");
+        assert_eq!(chapter_of_csv(&csv).map(|t| t.chapter()), Some(c.id), "{name}");
         let (task, from_csv) = measures_from_csv(&csv).unwrap();
-        assert_eq!(task.chapter(), c.number, "{name}");
+        assert_eq!(task.chapter(), c.id, "{name}");
         let engine = run.measures();
         assert!(!engine.is_empty(), "{name}");
         assert_eq!(from_csv, vec![(None, engine)], "{name}: the CSV reads back to the engine's numbers");

@@ -83,9 +83,15 @@ export const state = {
   rowSeconds: new Map(), // chapters 2 and 4: training seconds at which each row's step arrived
 };
 
-/** The chapter of an experiment, from the engine's chapter list (`chapterList()`).
+/** The chapter of an experiment, from the engine's chapter list (`chapterList()`). Every
+ * experiment the page holds comes from the engine, which knows only its chapters' tasks: one
+ * that no chapter trains is a defect, thrown rather than shown as another chapter.
  * @param {string} experiment @returns {number} */
-export const chapterOf = (experiment) => state.chapters.find((c) => c.tasks.includes(experiment))?.number ?? 1;
+export function chapterOf(experiment) {
+  const c = state.chapters.find((x) => x.tasks.includes(experiment));
+  if (!c) throw new Error(`No chapter trains the experiment "${experiment}" (the engine's chapterList()).`);
+  return c.number;
+}
 
 /** Seconds of training of the run on screen so far (paused time not counted). */
 export const trainingSeconds = () => (state.runMs + (state.runSince !== null ? performance.now() - state.runSince : 0)) / 1000;

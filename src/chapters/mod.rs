@@ -12,26 +12,27 @@ pub mod plateau;
 pub mod syntax;
 
 /// `$body` with the type `$r` bound to the row type ([`View`]) of the chapter of `$task` (a
-/// [`Task`](crate::config::Task)), chosen by the chapter's number in the registry: the one place
-/// where a chapter's number meets its row type (a test holds each `View::CHAPTER` equal to it).
+/// [`Task`](crate::config::Task)), chosen by its [`ChapterId`](crate::config::chapters::ChapterId)
+/// in an exhaustive match: the one place where a chapter meets its row type (a test holds each
+/// `View::CHAPTER` equal to it).
 #[macro_export]
 macro_rules! with_rows {
     ($task:expr, $r:ident => $body:expr) => {
         match $task.chapter() {
-            2 => {
+            $crate::config::chapters::ChapterId::Plateau => {
+                type $r = $crate::chapters::plateau::MetricRow;
+                $body
+            }
+            $crate::config::chapters::ChapterId::Init => {
                 type $r = $crate::chapters::anchors::AnchorRow;
                 $body
             }
-            3 => {
+            $crate::config::chapters::ChapterId::Syntax => {
                 type $r = $crate::chapters::syntax::SyntaxRow;
                 $body
             }
-            4 => {
+            $crate::config::chapters::ChapterId::Text => {
                 type $r = $crate::chapters::lm::LmRow;
-                $body
-            }
-            _ => {
-                type $r = $crate::chapters::plateau::MetricRow;
                 $body
             }
         }

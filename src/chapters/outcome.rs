@@ -8,11 +8,12 @@
 use crate::chapters::anchors::summary::Answer;
 use crate::chapters::plateau::summary::DROP_ACC;
 use crate::chapters::syntax::metrics::loss_drop_step;
+use crate::config::chapters::ChapterId;
 pub use crate::measured::MeasuredRun;
 
 /// One line on the runs of one configuration of `experiment` (`mws`, `prefix-sum`, `anchors`,
-/// `syntax`, `lm`), whose rows hold `columns`; `None` when the columns it needs are missing or
-/// there are no runs.
+/// `syntax`, `lm`), whose rows hold `columns`; `None` when the experiment is not one of them, the
+/// columns it needs are missing or there are no runs.
 pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRun]) -> Option<String> {
     if runs.is_empty() {
         return None;
@@ -27,8 +28,8 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
     };
     let n = runs.len();
     let seeds = runs.iter().map(|r| r.seed.to_string()).collect::<Vec<_>>().join(", ");
-    match experiment {
-        "mws" | "prefix-sum" => {
+    match crate::config::Task::parse(experiment)?.chapter() {
+        ChapterId::Plateau => {
             let acc = idx("test_acc")?;
             let drops: Vec<Option<usize>> = runs
                 .iter()
@@ -43,7 +44,7 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
                 "measured: the drop (test accuracy ≥ {DROP_ACC}) in {dropped} of {n} runs, at step {list} (seeds {seeds})"
             ))
         }
-        "anchors" => {
+        ChapterId::Init => {
             let (inf, sym) = (idx("acc_inferential")?, idx("acc_symmetric")?);
             let mut counts = [0usize; 3];
             for r in runs {
@@ -59,7 +60,7 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
                 counts[0], counts[1], counts[2]
             ))
         }
-        "syntax" => {
+        ChapterId::Syntax => {
             let verb = idx("verb_loss")?;
             let mut at: Vec<usize> = runs.iter().filter_map(|r| loss_drop_step(&steps(r)?, &column(r, verb))).collect();
             at.sort_unstable();
@@ -69,7 +70,7 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
                 at.len()
             ))
         }
-        "lm" => {
+        ChapterId::Text => {
             let cos = idx("hidden_cos")?;
             let mut peaks: Vec<f64> = runs
                 .iter()
@@ -83,7 +84,6 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
                 median(&mut ends)
             ))
         }
-        _ => None,
     }
 }
 

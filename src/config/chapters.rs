@@ -1,15 +1,20 @@
-//! The chapters of the explorable, listed once: each chapter's number, the name an embed uses
-//! for it, its title, the short label of the page's run table, and the tasks (`experiment`
-//! values) it trains. Everything that names a chapter reads it from here: [`Task::chapter`], the
-//! page's chapter list (`chapterList` in `src/web/mod.rs`), `<plateau-figure>`'s names and the
-//! chapter buttons of `index.html` (both held equal to it by `tests/registry.rs`). A chapter's
-//! row type says which number it is ([`crate::view::View::CHAPTER`]).
+//! The chapters of the explorable, declared once ([`chapters!`]): each chapter's variant of
+//! [`ChapterId`], its number, the name an embed uses for it, its title, the short label of the
+//! page's run table, and the tasks (`experiment` values) it trains. From that one declaration
+//! come the exhaustive enum [`ChapterId`], the registry [`CHAPTERS`] and [`Task::chapter`] (an
+//! exhaustive match: a task no chapter trains does not compile). Every dispatch to a chapter's
+//! code matches on [`ChapterId`] without a fallback arm, so a chapter a dispatch leaves out is a
+//! compile error. The page reads the registry (`chapterList` in `src/web/mod.rs`); a chapter's
+//! row type says which chapter it is ([`crate::view::View::CHAPTER`]).
 
 use super::Task;
 
 /// One chapter of the explorable.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ChapterInfo {
+    /// The chapter.
+    #[serde(skip)]
+    pub id: ChapterId,
     /// 1, 2, 3, … in page order.
     pub number: u8,
     /// The name `<plateau-figure chapter="…">` takes.
@@ -22,23 +27,54 @@ pub struct ChapterInfo {
     pub tasks: &'static [Task],
 }
 
-/// Every chapter, in page order.
-pub const CHAPTERS: [ChapterInfo; 4] = [
-    ChapterInfo {
-        number: 1,
-        alias: "plateau",
-        title: "The plateau",
-        label: "plateau",
-        tasks: &[Task::Mws, Task::PrefixSum],
-    },
-    ChapterInfo { number: 2, alias: "init", title: "Small initialization", label: "init", tasks: &[Task::Anchors] },
-    ChapterInfo { number: 3, alias: "syntax", title: "A head for syntax", label: "syntax", tasks: &[Task::Syntax] },
-    ChapterInfo { number: 4, alias: "text", title: "A language model on real text", label: "text", tasks: &[Task::Lm] },
-];
+/// Declares the chapters: `Variant = number { alias, title, label, tasks: [Task variants] }`,
+/// in page order.
+macro_rules! chapters {
+    ($($id:ident = $number:literal {
+        alias: $alias:literal, title: $title:literal, label: $label:literal, tasks: [$($task:ident),+ $(,)?] $(,)?
+    }),+ $(,)?) => {
+        /// A chapter of the explorable. Its discriminant is its number.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ChapterId {
+            $(#[doc = $title] $id = $number),+
+        }
 
-impl Task {
-    /// The chapter of the explorable this task belongs to ([`CHAPTERS`]).
-    pub fn chapter(self) -> u8 {
-        CHAPTERS.iter().find(|c| c.tasks.contains(&self)).map_or(1, |c| c.number)
+        /// Every chapter, in page order.
+        pub const CHAPTERS: [ChapterInfo; [$($number),+].len()] = [
+            $(ChapterInfo { id: ChapterId::$id, number: $number, alias: $alias, title: $title, label: $label, tasks: &[$(Task::$task),+] }),+
+        ];
+
+        impl Task {
+            /// The chapter of the explorable this task belongs to ([`CHAPTERS`]).
+            pub fn chapter(self) -> ChapterId {
+                match self {
+                    $($(Task::$task)|+ => ChapterId::$id,)+
+                }
+            }
+        }
+    };
+}
+
+chapters! {
+    Plateau = 1 { alias: "plateau", title: "The plateau", label: "plateau", tasks: [Mws, PrefixSum] },
+    Init = 2 { alias: "init", title: "Small initialization", label: "init", tasks: [Anchors] },
+    Syntax = 3 { alias: "syntax", title: "A head for syntax", label: "syntax", tasks: [Syntax] },
+    Text = 4 { alias: "text", title: "A language model on real text", label: "text", tasks: [Lm] },
+}
+
+impl ChapterId {
+    /// Its number: 1, 2, 3, … in page order.
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// Its entry of [`CHAPTERS`].
+    pub fn info(self) -> &'static ChapterInfo {
+        &CHAPTERS[self as usize - 1]
+    }
+
+    /// The chapter numbered `number`, if there is one.
+    pub fn from_number(number: u8) -> Option<ChapterId> {
+        CHAPTERS.iter().find(|c| c.number == number).map(|c| c.id)
     }
 }

@@ -157,12 +157,7 @@ fn pending_chunk(i: &mut Inner) -> JsValue {
     };
     let head = (i.trainer.step(), i.trainer.config().steps, status, message);
     let sent = (&mut i.sent_rows, &mut i.sent_snaps);
-    match &i.trainer {
-        Run::Plateau(t) => chunk(&t.history, sent, head),
-        Run::Anchors(t) => chunk(&t.history, sent, head),
-        Run::Syntax(t) => chunk(&t.history, sent, head),
-        Run::Lm(t) => chunk(&t.history, sent, head),
-    }
+    crate::run::each!(&i.trainer, t => chunk(&t.history, sent, head))
 }
 
 /// What a model file holds, without loading it: `{experiment, step, steps, config}` (the config

@@ -158,7 +158,7 @@ fn usage() -> String {
             "chapter {c} ({})",
             plateau::config::Task::all()
                 .iter()
-                .filter(|t| t.chapter() == *c)
+                .filter(|t| t.chapter().number() == *c)
                 .map(|t| t.name())
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -545,7 +545,7 @@ fn cmd_summarize(args: &[String]) -> Result<ExitCode, CliError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| CliError(format!("cannot read {path}: {e}")))?;
     let (task, runs) = plateau::chapters::measures_from_csv(&text).map_err(|e| CliError(format!("{path}: {e}")))?;
-    println!("{path}: chapter {}, {} seed(s)", task.chapter(), runs.len());
+    println!("{path}: chapter {}, {} seed(s)", task.chapter().number(), runs.len());
     let measures: Vec<_> = runs.iter().map(|r| r.1.clone()).collect();
     for line in plateau::seeds::summary_lines(&measures) {
         println!("  {line}");

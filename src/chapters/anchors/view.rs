@@ -2,11 +2,12 @@
 
 use super::summary::{answer_step, headline_anchors, summarize_anchors, verdict, Answer, Verdict};
 use super::AnchorRow;
+use crate::config::chapters::ChapterId;
 use crate::seeds::{Measure, Value};
 use crate::view::View;
 
 impl View for AnchorRow {
-    const CHAPTER: u8 = 2;
+    const CHAPTER: ChapterId = ChapterId::Init;
     const MARK_COLUMN: &'static str = "acc_inferential";
     /// `{answer, step}` on the held-out pair ([`verdict`]); none without rows.
     type Events = Option<Verdict>;

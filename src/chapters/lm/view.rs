@@ -2,11 +2,12 @@
 
 use super::summary::{course, headline_lm, Course};
 use super::LmRow;
+use crate::config::chapters::ChapterId;
 use crate::seeds::{Measure, Value};
 use crate::view::View;
 
 impl View for LmRow {
-    const CHAPTER: u8 = 4;
+    const CHAPTER: ChapterId = ChapterId::Text;
     const MARK_COLUMN: &'static str = "top_share";
     /// The course of the hidden-state similarity ([`course`]); none without rows.
     type Events = Option<Course>;

@@ -2,6 +2,7 @@
 
 use super::summary::{first_step, headline_plateau, DROP_ACC};
 use super::MetricRow;
+use crate::config::chapters::ChapterId;
 use crate::seeds::{Measure, Value};
 use crate::view::View;
 
@@ -13,7 +14,7 @@ pub struct Events {
 }
 
 impl View for MetricRow {
-    const CHAPTER: u8 = 1;
+    const CHAPTER: ChapterId = ChapterId::Plateau;
     const MARK_COLUMN: &'static str = "apm";
     type Events = Events;
 

@@ -2,11 +2,12 @@
 
 use super::summary::headline_syntax;
 use super::{onsets, Onsets, SyntaxRow};
+use crate::config::chapters::ChapterId;
 use crate::seeds::{Measure, Value};
 use crate::view::View;
 
 impl View for SyntaxRow {
-    const CHAPTER: u8 = 3;
+    const CHAPTER: ChapterId = ChapterId::Syntax;
     const MARK_COLUMN: &'static str = "uas_nonadjacent";
     /// The onsets ([`onsets`]).
     type Events = Onsets;

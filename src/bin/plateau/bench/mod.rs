@@ -82,10 +82,11 @@ pub struct Shape {
 pub fn shape(cfg: &RunConfig) -> Shape {
     // The positions and vocabulary are the chapter's model shape (the memory budget's too).
     let plateau::config::Shape { positions: seq, vocab } = plateau::chapters::shape(cfg);
+    use plateau::config::chapters::ChapterId;
     let (causal, loss) = match cfg.experiment.chapter() {
-        2 => (true, "last"),
-        3 => (false, "mlm"),
-        _ => (true, "all"),
+        ChapterId::Plateau | ChapterId::Text => (true, "all"),
+        ChapterId::Init => (true, "last"),
+        ChapterId::Syntax => (false, "mlm"),
     };
     Shape {
         vocab,

@@ -83,10 +83,11 @@ pub(super) fn cmd_reproduce(args: &[String]) -> Result<ExitCode, CliError> {
         }
         return reproduce_seeds(&flags, args);
     }
+    use plateau::config::chapters::ChapterId;
     match flags.cfg.experiment.chapter() {
-        2 => reproduce_anchors(&flags, args),
-        3 => reproduce_syntax(&flags, args),
-        4 => reproduce_lm(&flags, args),
-        _ => reproduce_plateau(&flags, args),
+        ChapterId::Plateau => reproduce_plateau(&flags, args),
+        ChapterId::Init => reproduce_anchors(&flags, args),
+        ChapterId::Syntax => reproduce_syntax(&flags, args),
+        ChapterId::Text => reproduce_lm(&flags, args),
     }
 }

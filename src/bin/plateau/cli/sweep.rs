@@ -7,7 +7,7 @@ use super::{drive, output, CliError, Flags};
 use plateau::backend;
 use plateau::backend::BackendKind;
 use plateau::config::RunConfig;
-use plateau::run::Run;
+use plateau::run::{InRun, Run};
 use plateau::train::Chapter;
 use plateau::train::Status;
 use plateau::train::Trainer;
@@ -102,36 +102,33 @@ pub(super) struct Kept<R> {
     load: fn(&str, &RunConfig, BackendKind) -> Option<(Run, f64)>,
 }
 
-/// The [`Kept`] of the chapter whose runs are `Run::$variant` and whose trainer is `$chapter`,
-/// its CSV read by `$parse`: one definition for every chapter's table below.
+/// What a sweep of one chapter never holds: a run of another.
+const MIXED: &str = "a chapter's sweep holds only its own runs";
+
+/// The [`Kept`] of the chapter whose trainer is `$chapter`, its CSV read by `$parse`: one
+/// definition for every chapter's table below.
 macro_rules! kept {
-    ($variant:ident, $chapter:ty, $parse:expr) => {
+    ($chapter:ty, $parse:expr) => {
         Kept {
             parse: $parse,
             step: |r| r.step,
-            rows: |run| match run {
-                Run::$variant(t) => t.history.rows.clone(),
-                _ => unreachable!("a chapter's runs are its own"),
-            },
-            save: |run, dir, kind, wall| match run {
-                Run::$variant(t) => save_checkpoint(dir, t, kind, wall),
-                _ => unreachable!("a chapter's runs are its own"),
-            },
+            rows: |run| <$chapter>::trainer(run).expect(MIXED).history.rows.clone(),
+            save: |run, dir, kind, wall| save_checkpoint(dir, <$chapter>::trainer(run).expect(MIXED), kind, wall),
             load: |dir, cfg, kind| {
-                load_checkpoint::<$chapter>(dir, cfg, kind).map(|(t, wall)| (Run::$variant(Box::new(t)), wall))
+                load_checkpoint::<$chapter>(dir, cfg, kind).map(|(t, wall)| (<$chapter>::wrap(Box::new(t)), wall))
             },
         }
     };
 }
 
 pub(super) const ANCHOR_RUNS: Kept<plateau::chapters::anchors::AnchorRow> =
-    kept!(Anchors, plateau::chapters::anchors::Anchors, plateau::chapters::anchors::from_csv);
+    kept!(plateau::chapters::anchors::Anchors, plateau::chapters::anchors::from_csv);
 
 pub(super) const SYNTAX_RUNS: Kept<plateau::chapters::syntax::SyntaxRow> =
-    kept!(Syntax, plateau::chapters::syntax::Syntax, plateau::chapters::syntax::from_csv);
+    kept!(plateau::chapters::syntax::Syntax, plateau::chapters::syntax::from_csv);
 
 pub(super) const LM_RUNS: Kept<plateau::chapters::lm::LmRow> =
-    kept!(Lm, plateau::chapters::lm::Lm, plateau::history::from_csv);
+    kept!(plateau::chapters::lm::Lm, plateau::history::from_csv);
 
 /// A finished run read back from its CSV and meta file, when both exist, the meta's config and
 /// backend are this run's, and the CSV reaches the last step.
