@@ -98,7 +98,8 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          mask, the shape, the optimizer's rate, decay and batch, fresh sentences every step (the `Train` stream). \
          What differs or is not known of the reference: (1) the init is the paper's (`Init::Paper`): N(0, 0.02²) for \
          the embeddings, Q, K, V, the MLP's first layer and the LM head, but the two output projections (attention out, \
-         MLP down) N(0, (0.02/√(2·layers))²), 0.01 at 2 layers; (2) learned position embeddings for 30 positions, an \
+         MLP down) N(0, (0.02/√(2·layers))²), 0.01 at 2 layers (the configuration `flat-out` draws them N(0, 0.02²) as \
+         the reference; `qk-init` scales the std of W_q and W_k, a knob the issue names); (2) learned position embeddings for 30 positions, an \
          untied LM head without bias, biases 0, no CLS/SEP; (3) GELU in its tanh form (PyTorch's `nn.GELU` default is \
          the exact one); (4) AdamW with betas (0.9, 0.999), ε 10⁻⁸, the decay on every parameter, the rate rising \
          linearly over the first 100 steps and constant after (no decay of the rate); (5) the words other than the \
