@@ -308,13 +308,18 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         .map_err(err)?;
     let span = (y1 - y0).abs();
     let y_fmt = |v: &f64| y_tick(*v, spec.y_log, span);
+    // The axis titles at 11 px, both smaller (down to 8 px) where the y title is longer than the
+    // plot is tall (a phone's short hero charts), so that it is not cut at the canvas's edges.
+    let y_title_w = root.estimate_text_size(&spec.y_label, &font(11.0)).map_or(0.0, |(w, _)| w as f64);
+    let y_room = plot_px.1 - strip_h;
+    let desc = if y_title_w > y_room && y_title_w > 0.0 { (11.0 * y_room / y_title_w).max(8.0) } else { 11.0 };
     chart
         .configure_mesh()
         .light_line_style(grid.mix(0.0))
         .bold_line_style(grid)
         .axis_style(fg.mix(0.6))
         .label_style(font(11.0))
-        .axis_desc_style(font(11.0))
+        .axis_desc_style(font(desc))
         .x_desc(if !spec.x_label.is_empty() {
             spec.x_label.as_str()
         } else if spec.x_log {

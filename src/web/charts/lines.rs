@@ -135,13 +135,24 @@ pub(super) fn draw_spans<DB: DrawingBackend>(
             .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], color.mix(0.13).filled())))
             .map_err(err)?;
         if !sp.label.is_empty() {
-            let (px, py) = chart.backend_coord(&(a, y1));
-            root.draw(&Text::new(
-                sp.label.clone(),
-                (px + (4.0 * s) as i32, py + (4.0 * s) as i32),
-                font.clone().pos(Pos::new(HPos::Left, VPos::Top)),
-            ))
-            .map_err(err)?;
+            // At the span's top left; where a curve crosses there (the plateau of a loss that
+            // starts near the top of its axis), just under the curves of the upper half there.
+            let (w, h) = root.estimate_text_size(&sp.label, font).unwrap_or((0, 0));
+            let pad = (4.0 * s) as i32;
+            let (px, top) = chart.backend_coord(&(a, y1));
+            let middle = (top + chart.backend_coord(&(a, y0)).1) / 2;
+            let under: Vec<(i32, i32)> = spec
+                .series
+                .iter()
+                .flat_map(|ser| &ser.points)
+                .map(|&(x, v)| chart.backend_coord(&(x_t(spec, x), y_t(spec, v))))
+                .filter(|&(cx, _)| cx >= px && cx <= px + 2 * pad + w as i32)
+                .collect();
+            let crossed = |y: i32| under.iter().any(|&(_, cy)| cy >= y - pad && cy <= y + h as i32 + pad);
+            let below = under.iter().map(|&(_, cy)| cy).filter(|&cy| cy < middle).max().map_or(top, |cy| cy + pad);
+            let y = if crossed(top + pad) && !crossed(below + pad) { below + pad } else { top + pad };
+            root.draw(&Text::new(sp.label.clone(), (px + pad, y), font.clone().pos(Pos::new(HPos::Left, VPos::Top))))
+                .map_err(err)?;
         }
     }
     Ok(())
