@@ -3,7 +3,7 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { chapterList, editConfig, paramSchema, parsePage, parseQuery, runHeadline } from './pkg-view/plateau.js';
-import { redrawOnResize, scheduleDraw, warmUp } from './charts.js';
+import { loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, field, notice, showError } from './dom.js';
 import { download, wireExports } from './exports.js';
@@ -122,6 +122,12 @@ async function boot() {
     return;
   }
   state.chapters = chapterList();
+  try {
+    await loadChapters(state.chapters);
+  } catch (err) {
+    showError(`The page is missing a part: ${err.message || err}. Try reloading.`);
+    return;
+  }
   state.schema = paramSchema();
   buildControls(state.schema, $('controls'), null);
   const parsed = parseQuery(window.location.search);

@@ -9,13 +9,10 @@ import { $, canvasById, notice, C, reducedMotion, setHidden } from './dom.js';
 import { currentSnap, fitSize, say } from './draw.js';
 import { drawBand } from './seeds.js';
 import { chapter, chapterOf, state } from './state.js';
-import { view as plateau } from './chapters/plateau.js';
-import { view as init } from './chapters/init.js';
-import { view as syntax } from './chapters/syntax.js';
-import { view as text } from './chapters/text.js';
 
-/** The chapters' page modules, in page order. */
-const VIEWS = [plateau, init, syntax, text];
+/** The chapters' page modules in page order, each with its number from the engine's chapter list
+ * ([`loadChapters`]). @type {ChapterView[]} */
+const VIEWS = [];
 
 export { chartAsSvg } from './draw.js';
 
@@ -105,8 +102,9 @@ export function drawCompare() {
  *   charts: ChapterChart[], samples?: (snap: any) => void,
  *   note: (rows: any[], status: string) => void, warm: ((canvas: HTMLCanvasElement) => void)[],
  *   logSteps?: boolean, keys: string[], tries: import('./try.js').Step[]}} ChapterView
- * A chapter's page module (`www/chapters/<alias>.js`, the alias of the engine's chapter list):
- * its event markers (from the engine's events), its charts (the canvases each job draws, the
+ * @typedef {Omit<ChapterView, 'number'>} ChapterModule
+ * A chapter's page module (`www/chapters/<alias>.js`, the alias of the engine's chapter list,
+ * which gives it its number: the module's own `view` has none, [`ChapterModule`]): its event markers (from the engine's events), its charts (the canvases each job draws, the
  * job; its hero figure's first), its generations (a job of their own), its status note after
  * each chunk, the extra chart kinds its warm-up compiles, the ids of its key controls (shown on
  * the stage beside the hero) and its try-this steps.
@@ -155,7 +153,26 @@ function drawChart(c) {
  * them equal), and a redraw runs the jobs of the chapter on screen.
  * @type {Chart[]}
  */
-export const CHARTS = VIEWS.flatMap((v) => v.charts.map((c) => ({ chapter: v.number, ...c })));
+export const CHARTS = [];
+
+/**
+ * Loads each chapter's page module, `www/chapters/<alias>.js`, from the engine's chapter list
+ * (`chapterList()`, the Rust registry declared once by `chapters!`): that list is the manifest,
+ * and a module takes its number from it. A chapter whose module is missing stops the page with
+ * a message naming the file. Fills the page's chapter views and [`CHARTS`] in page order.
+ * @param {{number: number, alias: string}[]} chapters
+ */
+export async function loadChapters(chapters) {
+  const modules = await Promise.all(chapters.map((c) => import(`./chapters/${c.alias}.js`).catch((e) => {
+    throw new Error(`chapter ${c.number}'s page module www/chapters/${c.alias}.js did not load (${e.message || e})`);
+  })));
+  VIEWS.length = 0;
+  chapters.forEach((c, i) => VIEWS.push({ ...modules[i].view, number: c.number }));
+  CHARTS.length = 0;
+  CHARTS.push(...VIEWS.flatMap((v) => v.charts.map((c) => ({ chapter: v.number, ...c }))));
+  // For the end-to-end tests: which modules the manifest loaded.
+  window.plateauChapterModules = chapters.map((c, i) => ({ number: c.number, alias: c.alias, charts: VIEWS[i].charts.length }));
+}
 
 /** The page module of chapter `n`; a chapter without one is a defect (a test holds the modules
  * equal to the engine's chapter list), thrown rather than drawn as another chapter.

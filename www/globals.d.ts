@@ -14,6 +14,7 @@ declare global {
     plateauLongestDrawMs: number;
     /** The drawing code's warm-up at load (`warmUp` in www/charts.js): its charts, how many drew, and why any failed. */
     plateauWarmUp: { jobs: number; drawn: number; failed: string[] };
+    plateauChapterModules: { number: number; alias: string; charts: number }[];
     /** Chapter 1: the drop step and the training seconds it took, once it shows. */
     plateauDrop: { step: number; seconds: number } | null;
     /** When the hero first drew runs measured by the command-line tool (performance.now()). */

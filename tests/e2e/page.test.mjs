@@ -3,7 +3,7 @@
 // backend is shown and training has advanced, then take screenshots.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -61,6 +61,36 @@ test('page loads, shows backend, trains', { timeout: 6 * 60_000 }, async (t) => 
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-phone.png') });
 
     assert.deepEqual(errors, [], `console errors on the page:\n${errors.join('\n')}`);
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.close();
+  }
+});
+
+// The engine's chapter list is the manifest of the page's chapter modules: the page loads exactly
+// the modules it names, each numbered by it, and every file of www/chapters/ is one of them. A
+// chapter whose module does not load stops the page with a message naming the file.
+test('the page loads its chapter modules from the engine’s chapter list', { timeout: 3 * 60_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  try {
+    browser = await launch();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${server.url}?autoplay=0`);
+    await page.waitForFunction(() => window.plateauChapterModules !== undefined, null, { timeout: 60_000 });
+    const loaded = await page.evaluate(() => window.plateauChapterModules);
+    const list = await page.evaluate(async () => (await import('/www/pkg-view/plateau.js')).chapterList());
+    assert.deepEqual(loaded.map((m) => [m.number, m.alias]), list.map((c) => [c.number, c.alias]), 'one module per chapter, in its order');
+    assert.ok(loaded.every((m) => m.charts > 0), JSON.stringify(loaded));
+    const files = readdirSync(join(REPO_ROOT, 'www', 'chapters')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, '')).sort();
+    assert.deepEqual(files, list.map((c) => c.alias).sort(), 'every file of www/chapters/ is a chapter of the list');
+
+    const broken = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await broken.route('**/www/chapters/syntax.js', (route) => route.fulfill({ status: 404, body: '' }));
+    await broken.goto(server.url);
+    await broken.waitForFunction(() => (document.getElementById('error')?.textContent ?? '').length > 0, null, { timeout: 60_000 });
+    const error = await broken.evaluate(() => document.getElementById('error')?.textContent ?? '');
+    assert.match(error, /chapter 3's page module www\/chapters\/syntax\.js did not load/);
   } finally {
     await browser?.close().catch(() => {});
     await server.close();

@@ -232,9 +232,8 @@ function drawAnchorAtt() {
 }
 
 
-/** @type {import('../charts.js').ChapterView} */
+/** @type {import('../charts.js').ChapterModule} */
 export const view = {
-  number: 2,
   keys: ['gamma', 'compare-gamma'],
   tries: [
     { set: { experiment: 'anchors' }, compare: '0.4', look: 'Small init (γ 0.7) against large init (γ 0.4): which answer, and which keys line up?' },

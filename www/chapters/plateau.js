@@ -157,9 +157,8 @@ function drawSamples(snap) {
 }
 
 
-/** @type {import('../charts.js').ChapterView} */
+/** @type {import('../charts.js').ChapterModule} */
 export const view = {
-  number: 1,
   keys: ['c'],
   tries: [
     { set: { experiment: 'mws', c: '10' }, look: 'Strong attention mask (c = 10): the plateau nearly vanishes.' },

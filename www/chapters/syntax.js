@@ -146,9 +146,8 @@ function drawSyntaxHeads() {
 }
 
 
-/** @type {import('../charts.js').ChapterView} */
+/** @type {import('../charts.js').ChapterModule} */
 export const view = {
-  number: 3,
   keys: ['lambda'],
   tries: [
     { set: { experiment: 'syntax', lambda: '0.1' }, look: 'Suppress the syntactic head (λ = 0.1): does the plateau end?' },

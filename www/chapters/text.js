@@ -144,9 +144,8 @@ function drawLmSnapshot() {
 }
 
 
-/** @type {import('../charts.js').ChapterView} */
+/** @type {import('../charts.js').ChapterModule} */
 export const view = {
-  number: 4,
   keys: ['d-model'],
   tries: [
     { set: { experiment: 'lm', 'd-model': '512' }, look: 'Width 512: the hidden states start inside Pythia’s band.' },
