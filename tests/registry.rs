@@ -28,6 +28,12 @@ fn the_registry_numbers_every_task_once_in_page_order() {
     }
     assert_eq!(plateau::config::chapters::ChapterId::from_number(0), None);
     assert_eq!(plateau::config::chapters::ChapterId::from_number(CHAPTERS.len() as u8 + 1), None);
+    // Each chapter's CSV file name its own, named for the project.
+    let mut csvs: Vec<&str> = CHAPTERS.iter().map(|c| c.csv).collect();
+    assert!(csvs.iter().all(|n| n.starts_with("plateau") && n.ends_with("-metrics.csv")), "{csvs:?}");
+    csvs.sort_unstable();
+    csvs.dedup();
+    assert_eq!(csvs.len(), CHAPTERS.len(), "each chapter's CSV name is its own");
     // Every alias once (sorted first: `dedup` alone only removes neighbouring duplicates).
     let mut aliases: Vec<&str> = CHAPTERS.iter().map(|c| c.alias).collect();
     aliases.sort_unstable();

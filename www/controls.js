@@ -158,10 +158,10 @@ export function readControl(p) {
 
 // ---- the page's config and the controls --------------------------------------------------
 
-/** Shows `cfg` in every control (chapter 1's task select only for chapter 1's tasks). */
+/** Shows `cfg` in every control (the task select only for the tasks of the chapters it shows). */
 export function setControls(cfg) {
   for (const p of controlled(state.schema)) {
-    if (p.key === 'experiment' && chapterOf(cfg.experiment) !== 1) continue;
+    if (p.key === 'experiment' && !p.control.chapters.includes(chapterOf(cfg.experiment))) continue;
     setControl(p, cfg[p.key]);
   }
 }

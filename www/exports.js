@@ -7,7 +7,7 @@ import { setControls } from './controls.js';
 import { $, field, notice } from './dom.js';
 import { chartIds, pageQuery } from './pageflags.js';
 import { runCsv, startRun } from './protocol.js';
-import { chapter, send, state } from './state.js';
+import { chapter, chapterInfo, send, state } from './state.js';
 
 /**
  * Saves `text` (or bytes) as a file named `name`.
@@ -28,7 +28,7 @@ export function download(name, text, type) {
 export function wireExports() {
   $('csv').addEventListener('click', () => {
     if (!state.runCfg || !state.rows.length) { notice('No rows yet.'); return; }
-    download(chapter() === 1 ? 'plateau-metrics.csv' : `plateau-${state.runCfg.experiment}-metrics.csv`, runCsv(), 'text/csv');
+    download(chapterInfo(chapter()).csv, runCsv(), 'text/csv');
   });
   $('figures').addEventListener('click', () => {
     const { html, count } = allFiguresHtml();

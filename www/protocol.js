@@ -11,22 +11,21 @@ import { syncUrl } from './pageflags.js';
 import { syncHolds } from './holds.js';
 import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
 import { companionBackend, compareWanted, startCompanion } from './compare.js';
-import { chapter, chapterOf, send, state, workerShare } from './state.js';
+import { chapter, chapterInfo, chapterOf, send, state, workerShare } from './state.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
  * do the same, but its first call loads the locale data: 40–70 ms of main-thread time here.
  * @param {number} n */
 export const thousands = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-/** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
 /** A run's chapter as the run table names it ("2 · init"), from the engine's chapter list.
  * @param {string} experiment */
 function chapterLabel(experiment) {
   const n = chapterOf(experiment);
-  const c = state.chapters.find((x) => x.number === n);
-  return c ? `${n} · ${c.label}` : String(n);
+  return `${n} · ${chapterInfo(n).label}`;
 }
 
+/** Shows chapter `n`'s text, controls and views, and moves the shared scrubber into its maps. @param {number} n */
 export function showChapter(n) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapter]'))) el.hidden = Number(el.dataset.chapter) !== n;
   // A control of several chapters (e.g. Shards: 1, 2 and 4) lists them all.

@@ -24,7 +24,7 @@
  */
 
 /**
- * @type {{chapters: {number: number, alias: string, title: string, label: string, tasks: string[]}[],
+ * @type {{chapters: {number: number, alias: string, title: string, label: string, tasks: string[], csv: string}[],
  *   markers: {x: number, label: string}[],
  *   schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
  *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
@@ -91,6 +91,13 @@ export function chapterOf(experiment) {
   const c = state.chapters.find((x) => x.tasks.includes(experiment));
   if (!c) throw new Error(`No chapter trains the experiment "${experiment}" (the engine's chapterList()).`);
   return c.number;
+}
+
+/** Chapter `n`'s entry of the engine's chapter list. @param {number} n */
+export function chapterInfo(n) {
+  const c = state.chapters.find((x) => x.number === n);
+  if (!c) throw new Error(`No chapter ${n} in the engine's chapterList().`);
+  return c;
 }
 
 /** Seconds of training of the run on screen so far (paused time not counted). */

@@ -1,6 +1,6 @@
 //! The chapters of the explorable, declared once ([`chapters!`]): each chapter's variant of
 //! [`ChapterId`], its number, the name an embed uses for it, its title, the short label of the
-//! page's run table, and the tasks (`experiment` values) it trains. From that one declaration
+//! page's run table, the tasks (`experiment` values) it trains and its CSV's file name. From that one declaration
 //! come the exhaustive enum [`ChapterId`], the registry [`CHAPTERS`] and [`Task::chapter`] (an
 //! exhaustive match: a task no chapter trains does not compile). Every dispatch to a chapter's
 //! code matches on [`ChapterId`] without a fallback arm, so a chapter a dispatch leaves out is a
@@ -25,13 +25,16 @@ pub struct ChapterInfo {
     pub label: &'static str,
     /// The `experiment` values it trains, its default first.
     pub tasks: &'static [Task],
+    /// The file name of its metrics CSV when the page exports it.
+    pub csv: &'static str,
 }
 
 /// Declares the chapters: `Variant = number { alias, title, label, tasks: [Task variants] }`,
 /// in page order.
 macro_rules! chapters {
     ($($id:ident = $number:literal {
-        alias: $alias:literal, title: $title:literal, label: $label:literal, tasks: [$($task:ident),+ $(,)?] $(,)?
+        alias: $alias:literal, title: $title:literal, label: $label:literal, tasks: [$($task:ident),+ $(,)?],
+        csv: $csv:literal $(,)?
     }),+ $(,)?) => {
         /// A chapter of the explorable. Its discriminant is its number.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,7 +44,7 @@ macro_rules! chapters {
 
         /// Every chapter, in page order.
         pub const CHAPTERS: [ChapterInfo; [$($number),+].len()] = [
-            $(ChapterInfo { id: ChapterId::$id, number: $number, alias: $alias, title: $title, label: $label, tasks: &[$(Task::$task),+] }),+
+            $(ChapterInfo { id: ChapterId::$id, number: $number, alias: $alias, title: $title, label: $label, tasks: &[$(Task::$task),+], csv: $csv }),+
         ];
 
         impl Task {
@@ -56,10 +59,18 @@ macro_rules! chapters {
 }
 
 chapters! {
-    Plateau = 1 { alias: "plateau", title: "The plateau", label: "plateau", tasks: [Mws, PrefixSum] },
-    Init = 2 { alias: "init", title: "Small initialization", label: "init", tasks: [Anchors] },
-    Syntax = 3 { alias: "syntax", title: "A head for syntax", label: "syntax", tasks: [Syntax] },
-    Text = 4 { alias: "text", title: "A language model on real text", label: "text", tasks: [Lm] },
+    Plateau = 1 {
+        alias: "plateau", title: "The plateau", label: "plateau", tasks: [Mws, PrefixSum], csv: "plateau-metrics.csv",
+    },
+    Init = 2 {
+        alias: "init", title: "Small initialization", label: "init", tasks: [Anchors], csv: "plateau-anchors-metrics.csv",
+    },
+    Syntax = 3 {
+        alias: "syntax", title: "A head for syntax", label: "syntax", tasks: [Syntax], csv: "plateau-syntax-metrics.csv",
+    },
+    Text = 4 {
+        alias: "text", title: "A language model on real text", label: "text", tasks: [Lm], csv: "plateau-lm-metrics.csv",
+    },
 }
 
 impl ChapterId {
