@@ -1,6 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The engine's house rules, read from its source: no import circle between its modules (each
-//! top-level module of `src/`, and each chapter's folder, is one module; tests are left out), and
+//! top-level module of `src/`, and each chapter's folder, is one module; tests are left out) nor
+//! between the page's modules (`www/`), and
 //! no Rust file over 700 lines, and `ARCHITECTURE.md` short.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,7 +79,13 @@ fn no_module_imports_one_that_imports_it_back() {
         "config imports no chapter: {:?}",
         edges.get("config")
     );
-    // Every path from each module: a circle is a path back to where it started.
+    assert_no_circle(&edges);
+    // The rule can see an import: the chapters build on config, train and view.
+    assert!(edges["chapters::anchors"].contains("config") && edges["chapters::plateau"].contains("view"), "{edges:?}");
+}
+
+/// Every path from each module: a circle is a path back to where it started.
+fn assert_no_circle(edges: &BTreeMap<String, BTreeSet<String>>) {
     for start in edges.keys() {
         let mut seen = BTreeSet::new();
         let mut todo: Vec<(String, Vec<String>)> = vec![(start.clone(), vec![start.clone()])];
@@ -93,8 +100,52 @@ fn no_module_imports_one_that_imports_it_back() {
             }
         }
     }
-    // The rule can see an import: the chapters build on config, train and view.
-    assert!(edges["chapters::anchors"].contains("config") && edges["chapters::plateau"].contains("view"), "{edges:?}");
+}
+
+/// Which of the page's modules (`www/*.js`, `www/chapters/*.js`) each imports by a static
+/// `import … from './x.js'` (or `export … from`), the engine's generated `pkg*/` left out.
+fn page_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let www = Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for dir in [www.clone(), www.join("chapters")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let f = e.unwrap().path();
+            if f.extension().is_none_or(|x| x != "js") {
+                continue;
+            }
+            let from = f.strip_prefix(&www).unwrap().to_str().unwrap().to_string();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find(" from '") {
+                rest = &rest[i + " from '".len()..];
+                let target = rest.split('\'').next().unwrap();
+                if !target.starts_with('.') || target.contains("pkg") {
+                    continue;
+                }
+                let mut path: Vec<&str> = from.split('/').collect();
+                path.pop();
+                for part in target.split('/') {
+                    match part {
+                        "." => {}
+                        ".." => {
+                            path.pop();
+                        }
+                        p => path.push(p),
+                    }
+                }
+                edges.entry(from.clone()).or_default().insert(path.join("/"));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_page_module_imports_one_that_imports_it_back() {
+    let edges = page_imports();
+    assert_no_circle(&edges);
+    // The rule can see an import: the app boots the charts, a chapter's module draws with draw.js.
+    assert!(edges["app.js"].contains("charts.js") && edges["chapters/init.js"].contains("draw.js"), "{edges:?}");
 }
 
 #[test]

@@ -3,15 +3,15 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { chapterList, editConfig, paramSchema, parsePage, parseQuery, runHeadline } from './pkg-view/plateau.js';
-import { loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
+import { addPageJob, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
-import { $, darkScheme, field, notice, showError } from './dom.js';
-import { download, wireExports } from './exports.js';
+import { $, darkScheme, download, field, notice, showError } from './dom.js';
+import { wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
 import { setSeeds, showChapter, startRun, startWorker, updateRate } from './protocol.js';
 import { seedsCsvText } from './seeds.js';
-import { companionCsv, setCompare, showCompare } from './compare.js';
+import { companionCsv, drawCompareVerdict, setCompare, showCompare } from './compare.js';
 import { chapter, chapterOf, send, state } from './state.js';
 import { loadMeasured } from './measured.js';
 import { drawTries, watchHistory } from './try.js';
@@ -122,6 +122,7 @@ async function boot() {
     return;
   }
   state.chapters = chapterList();
+  addPageJob(drawCompareVerdict);
   try {
     await loadChapters(state.chapters);
   } catch (err) {

@@ -4,7 +4,6 @@
 // which its page module (www/chapters/) draws with the engine's Rust chart code; the warm-up that
 // compiles that code at load. No metric is computed here.
 import { drawLines, drawHeatmap, seriesSummary, configQuery, runHeadline } from './pkg-view/plateau.js';
-import { drawCompareVerdict } from './compare.js';
 import { $, canvasById, notice, C, reducedMotion, setHidden } from './dom.js';
 import { currentSnap, fitSize, say } from './draw.js';
 import { drawBand } from './seeds.js';
@@ -110,13 +109,24 @@ export function drawCompare() {
  * the stage beside the hero) and its try-this steps.
  */
 
-/** The drawing jobs of a redraw: the status line, the comparison, the seed band, then the
- * chapter's charts, each drawn on its own (see [`drawChart`]). */
+/** Jobs of every redraw that modules above this one add (chapter 2's comparison verdict, from
+ * www/compare.js, which schedules redraws itself): added by the page at boot, so that this module
+ * imports none of them. @type {(() => void)[]} */
+const pageJobs = [];
+
+/** Adds a job to every redraw, after the status line, the comparison and the seed band.
+ * @param {() => void} job */
+export function addPageJob(job) {
+  pageJobs.push(job);
+}
+
+/** The drawing jobs of a redraw: the status line, the comparison, the seed band, the page's jobs
+ * ([`addPageJob`]), then the chapter's charts, each drawn on its own (see [`drawChart`]). */
 export function drawJobs() {
   const view = chapterView(chapter());
   // The run's event markers, once per redraw: every line chart of the chapter draws them.
   state.markers = state.events ? view.markers(state.events) : [];
-  const jobs = [drawStatus, drawCompare, drawBand, drawCompareVerdict, ...CHARTS.filter((c) => c.chapter === view.number).map((c) => () => drawChart(c))];
+  const jobs = [drawStatus, drawCompare, drawBand, ...pageJobs, ...CHARTS.filter((c) => c.chapter === view.number).map((c) => () => drawChart(c))];
   // The generations of chapters 1 and 4 (a few hundred token elements to lay out) are a job of their own.
   const samples = view.samples;
   if (samples) jobs.push(() => { const s = currentSnap(); if (s) samples(s); });

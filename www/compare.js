@@ -9,9 +9,8 @@
 import { companionSteps, rowsCsv } from './pkg-view/plateau.js';
 import { scheduleDraw } from './charts.js';
 import { $, notice, setHidden, setText } from './dom.js';
-import { noteDone, showRunning } from './protocol.js';
 import { syncUrl } from './pageflags.js';
-import { syncHolds } from './holds.js';
+import { noteDone, showRunning, syncHolds } from './holds.js';
 import { state, workerShare } from './state.js';
 
 /** Whether the run on screen has a companion: chapter 2, compare on, another γ. */

@@ -81,3 +81,18 @@ export function keepChildren(parent, n, make) {
   while (parent.children.length < n) parent.append(make());
   return /** @type {HTMLElement[]} */ ([...parent.children]);
 }
+
+/**
+ * Saves `text` (or bytes) as a file named `name`.
+ * @param {string} name @param {string | Uint8Array<ArrayBuffer>} text @param {string} type the MIME type
+ */
+export function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -4,25 +4,10 @@
 import { configJson, configQuery, parseConfigJson } from './pkg-view/plateau.js';
 import { chartAsSvg } from './charts.js';
 import { setControls } from './controls.js';
-import { $, field, notice } from './dom.js';
+import { $, download, field, notice } from './dom.js';
 import { chartIds, pageQuery } from './pageflags.js';
 import { runCsv, startRun } from './protocol.js';
 import { chapter, chapterInfo, send, state } from './state.js';
-
-/**
- * Saves `text` (or bytes) as a file named `name`.
- * @param {string} name @param {string | Uint8Array<ArrayBuffer>} text @param {string} type the MIME type
- */
-export function download(name, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** Wires the export buttons, the config loader, the embed code and a PNG button under every chart. */
 export function wireExports() {

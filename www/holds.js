@@ -10,6 +10,7 @@
 // coordinator (www/plateau-figure.js) answers 'go' or 'yield'. A page that is not in a
 // <plateau-figure> never hears 'yield', so it trains as before.
 import { $ } from './dom.js';
+import { bandComplete } from './seeds.js';
 import { send, state } from './state.js';
 
 /** @typedef {'user' | 'hidden' | 'offscreen' | 'other'} Hold */
@@ -104,4 +105,29 @@ export function watchHolds() {
       if (Math.abs(h - last) > 4) { last = h; tellHost({ height: h }); }
     }).observe(document.body);
   }
+}
+
+/** Whether anything trains: the run on screen's worker, or chapter 2's comparison run (which may
+ * go on after the run on screen finished). The Play button, the run state and the training clock
+ * (the seconds the verdicts are timed by) follow it. */
+export function showRunning() {
+  const c = state.companion;
+  const running = state.workerRunning || (c.running && !c.done);
+  const now = performance.now();
+  if (running && state.runSince === null) state.runSince = now;
+  if (!running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
+  state.running = running;
+  $('play').textContent = running ? 'Pause' : 'Play';
+  $('play').setAttribute('aria-pressed', running ? 'false' : 'true');
+  if (!state.mainDone) {
+    const waiting = [...state.holds].some((h) => h !== 'user');
+    $('run-state').textContent = waiting ? 'waiting' : running ? 'training' : 'paused';
+  }
+}
+
+/** The run is done when the run on screen, its seed band's runs and chapter 2's comparison run
+ * have all stopped: the holds (and the host's coordinator) hear of it once. */
+export function noteDone() {
+  const done = state.mainDone && bandComplete() && state.companion.done;
+  if (done !== state.runDone) { state.runDone = done; syncHolds(); }
 }

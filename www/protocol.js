@@ -5,11 +5,10 @@
 import { configQuery, rowsCsv, runHeadline } from './pkg-view/plateau.js';
 import { chapterView, scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
-import { download } from './exports.js';
-import { $, notice, setText, showError } from './dom.js';
+import { $, download, notice, setText, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
-import { syncHolds } from './holds.js';
-import { bandComplete, drawBand, onBandChunk, resetBand } from './seeds.js';
+import { noteDone, showRunning, syncHolds } from './holds.js';
+import { drawBand, onBandChunk, resetBand } from './seeds.js';
 import { companionBackend, compareWanted, startCompanion } from './compare.js';
 import { chapter, chapterInfo, chapterOf, send, state, workerShare } from './state.js';
 
@@ -229,24 +228,6 @@ export function onMessage(e) {
   }
 }
 
-/** Whether anything trains: the run on screen's worker, or chapter 2's comparison run (which may
- * go on after the run on screen finished). The Play button, the run state and the training clock
- * (the seconds the verdicts are timed by) follow it. */
-export function showRunning() {
-  const c = state.companion;
-  const running = state.workerRunning || (c.running && !c.done);
-  const now = performance.now();
-  if (running && state.runSince === null) state.runSince = now;
-  if (!running && state.runSince !== null) { state.runMs += now - state.runSince; state.runSince = null; }
-  state.running = running;
-  $('play').textContent = running ? 'Pause' : 'Play';
-  $('play').setAttribute('aria-pressed', running ? 'false' : 'true');
-  if (!state.mainDone) {
-    const waiting = [...state.holds].some((h) => h !== 'user');
-    $('run-state').textContent = waiting ? 'waiting' : running ? 'training' : 'paused';
-  }
-}
-
 /** Starts the training worker (again, after an engine failure: the old one is terminated). */
 export function startWorker() {
   if (state.worker) { state.worker.terminate(); state.recovering = true; }
@@ -272,13 +253,6 @@ export function startWorker() {
  * columns and number format). */
 export function runCsv() {
   return rowsCsv(state.runCfg, state.rows);
-}
-
-/** The run is done when the run on screen, its seed band's runs and chapter 2's comparison run
- * have all stopped: the holds (and the host's coordinator) hear of it once. */
-export function noteDone() {
-  const done = state.mainDone && bandComplete() && state.companion.done;
-  if (done !== state.runDone) { state.runDone = done; syncHolds(); }
 }
 
 /** The reader changed the number of seeds: the band's seeds follow, the URL keeps it, and a finished
