@@ -2,7 +2,7 @@
 //! The `plateau` command line: a run writes the contract CSV; every kind of bad flag gets a clear
 //! message and exit status 2.
 
-mod common;
+use crate::common;
 
 use common::cli::{flags_of, plateau, tmp};
 use std::process::Command;

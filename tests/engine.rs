@@ -11,7 +11,7 @@ use plateau::rng::{stream, Stream};
 use plateau::tensor::{block_on, int_tensor, read_f32};
 use plateau::train::Status;
 
-mod common;
+use crate::common;
 
 /// Chapter 1's golden run (see `tests/common`).
 pub fn golden_config() -> RunConfig {

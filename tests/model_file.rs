@@ -9,7 +9,7 @@ use plateau::run::Run;
 use plateau::tensor::block_on;
 use plateau::train::Status;
 
-mod common;
+use crate::common;
 
 fn advance_to(run: &mut Run, step: usize) {
     while run.step() < step && block_on(run.advance()) == Status::Running {}

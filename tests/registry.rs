@@ -10,7 +10,7 @@ use plateau::config::Task;
 use plateau::run::Run;
 use plateau::view::View;
 
-mod common;
+use crate::common;
 
 #[test]
 fn the_registry_numbers_every_task_once_in_page_order() {

@@ -3,7 +3,7 @@
 //! continued from their checkpoints to the same rows, sweeps split with `--shard` and merged, and
 //! the engine's seeds set against the transcription's with the same code.
 
-mod common;
+use crate::common;
 
 use common::cli::{flags_of, plateau, tmp};
 

@@ -12,7 +12,7 @@ use plateau::config::{Preset, RunConfig, Task};
 use plateau::tensor::block_on;
 use plateau::train::{shards, Chapter, Status, Trainer};
 
-mod common;
+use crate::common;
 
 /// The golden run of `name` (see `tests/common`) with `shards` slices.
 fn golden(name: &str, shards: usize) -> RunConfig {
