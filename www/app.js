@@ -5,14 +5,14 @@
 import init, { chapterList, editConfig, paramSchema, parsePage, parseQuery, runHeadline } from './pkg-view/plateau.js';
 import { addPageJob, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
-import { $, darkScheme, download, field, notice, showError } from './dom.js';
+import { $, darkScheme, download, errText, field, notice, showError } from './dom.js';
 import { wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
 import { setSeeds, showChapter, startRun, startWorker, updateRate } from './protocol.js';
 import { seedsCsvText } from './seeds.js';
 import { companionCsv, drawCompareVerdict, setCompare, showCompare } from './compare.js';
-import { chapter, chapterOf, send, state } from './state.js';
+import { chapter, chapterOf, runConfig, send, state } from './state.js';
 import { loadMeasured } from './measured.js';
 import { drawTries, watchHistory } from './try.js';
 import { chapterView } from './charts.js';
@@ -27,11 +27,11 @@ function wireControls() {
   $('stepbtn').addEventListener('click', () => { hold('user'); send({ type: 'step' }); });
   $('reset').addEventListener('click', () => startRun());
   for (const p of controlled(state.schema)) {
-    $(p.key).addEventListener(p.control.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
+    $(p.key).addEventListener(p.control?.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
   }
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) {
     b.addEventListener('click', () => {
-      if (chapterOf(b.dataset.experiment) === chapter() && state.runCfg) return;
+      if (chapterOf(b.dataset.experiment ?? '') === chapter() && state.runCfg) return;
       state.cfg = editConfig(state.cfg, 'experiment', b.dataset.experiment ?? '').config;
       setControls(state.cfg);
       startRun();
@@ -48,7 +48,8 @@ function wireControls() {
   $('pin').addEventListener('click', () => {
     if (state.pinned) { state.pinned = null; }
     else if (state.rows.length) {
-      state.pinned = { cfg: { ...state.runCfg }, rows: state.rows.slice(), headline: runHeadline(state.runCfg.experiment, state.rows) };
+      const cfg = runConfig();
+      state.pinned = { cfg: { ...cfg }, rows: state.rows.slice(), headline: runHeadline(cfg.experiment, state.rows) };
     }
     $('pin').setAttribute('aria-pressed', String(!!state.pinned));
     $('pin').textContent = state.pinned ? 'Unpin' : 'Pin for comparison';
@@ -56,9 +57,9 @@ function wireControls() {
   });
   $('seeds').addEventListener('change', () => setSeeds(Number(field('seeds').value)));
   $('compare-gamma').addEventListener('change', () => setCompare(field('compare-gamma').value));
-  $('compare-csv').addEventListener('click', () => download(`plateau-anchors-gamma${state.companion.cfg.gamma}-metrics.csv`, companionCsv(), 'text/csv'));
+  $('compare-csv').addEventListener('click', () => download(`plateau-anchors-gamma${state.companion.cfg?.gamma ?? state.page.compare}-metrics.csv`, companionCsv(), 'text/csv'));
   $('lm-logx').addEventListener('change', () => scheduleDraw(true));
-  $('seeds-csv').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
+  $('seeds-csv').addEventListener('click', () => download(`plateau-${runConfig().experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
   wireExports();
   watchHolds();
   darkScheme.addEventListener('change', () => scheduleDraw(true));
@@ -118,7 +119,7 @@ async function boot() {
   try {
     await init();
   } catch (err) {
-    showError(`The WebAssembly engine failed to load (${err.message || err}). This page needs a browser with WebAssembly support; try reloading.`);
+    showError(`The WebAssembly engine failed to load (${errText(err)}). This page needs a browser with WebAssembly support; try reloading.`);
     return;
   }
   state.chapters = chapterList();
@@ -126,7 +127,7 @@ async function boot() {
   try {
     await loadChapters(state.chapters);
   } catch (err) {
-    showError(`The page is missing a part: ${err.message || err}. Try reloading.`);
+    showError(`The page is missing a part: ${errText(err)}. Try reloading.`);
     return;
   }
   state.schema = paramSchema();

@@ -4,10 +4,10 @@
 // which its page module (www/chapters/) draws with the engine's Rust chart code; the warm-up that
 // compiles that code at load. No metric is computed here.
 import { drawLines, drawHeatmap, seriesSummary, configQuery, runHeadline } from './pkg-view/plateau.js';
-import { $, canvasById, notice, C, reducedMotion, setHidden } from './dom.js';
+import { $, C, canvasById, errText, notice, reducedMotion, setHidden } from './dom.js';
 import { currentSnap, fitSize, say } from './draw.js';
 import { drawBand } from './seeds.js';
-import { chapter, chapterOf, state } from './state.js';
+import { chapter, chapterOf, runConfig, state } from './state.js';
 
 /** The chapters' page modules in page order, each with its number from the engine's chapter list
  * ([`loadChapters`]). @type {ChapterView[]} */
@@ -22,6 +22,7 @@ export { chartAsSvg } from './draw.js';
 // as training starts, the worker trains and the browser compiles the engine's hot code on its
 // thread pool, and the main thread gets a third of a core: a job and a rendering in one task took
 // 35–65 ms of wall time for 12–20 ms of its own CPU time.
+/** @param {boolean} now */
 export function scheduleDraw(now) {
   if (state.drawPending) { state.drawAgain = true; return; }
   state.drawPending = true;
@@ -42,7 +43,7 @@ export function scheduleDraw(now) {
       try {
         job();
       } catch (err) {
-        notice(`Part of the page could not be drawn: ${err.message || err}`);
+        notice(`Part of the page could not be drawn: ${errText(err)}`);
       } finally {
         // The chain goes on, so one failing job never freezes the rest.
         window.plateauLongestDrawMs = Math.max(window.plateauLongestDrawMs, performance.now() - t0);
@@ -87,9 +88,9 @@ export function drawStatus() {
 export function drawCompare() {
   const p = state.pinned;
   // The run's headline crosses its whole history into wasm: only when a pinned run needs it.
-  const now = p && state.rows.length ? runHeadline(state.runCfg.experiment, state.rows) : null;
+  const now = p && state.rows.length ? runHeadline(runConfig().experiment, state.rows) : null;
   say('compare', p
-    ? `Pinned run (${configQuery(p.cfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(state.runCfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
+    ? `Pinned run (${configQuery(p.cfg).replace(/^v=\d+&?/, '') || 'defaults'}): ${p.headline || '–'}. This run (${configQuery(runConfig()).replace(/^v=\d+&?/, '') || 'defaults'}): ${now || '–'}.${chapterOf(p.cfg.experiment) === chapter() ? ' The pinned run is drawn dashed grey in the charts.' : ' (Another chapter: not overlaid.)'}`
     : '');
   setHidden($('runs'), state.runs.length === 0 && !p);
 }
@@ -153,7 +154,7 @@ function drawChart(c) {
       msg.setAttribute('role', 'alert');
       fig.append(msg);
     }
-    msg.textContent = `This chart could not be drawn (${err.message || err}); the other charts keep updating.`;
+    msg.textContent = `This chart could not be drawn (${errText(err)}); the other charts keep updating.`;
   }
 }
 
@@ -174,7 +175,7 @@ export const CHARTS = [];
  */
 export async function loadChapters(chapters) {
   const modules = await Promise.all(chapters.map((c) => import(`./chapters/${c.alias}.js`).catch((e) => {
-    throw new Error(`chapter ${c.number}'s page module www/chapters/${c.alias}.js did not load (${e.message || e})`);
+    throw new Error(`chapter ${c.number}'s page module www/chapters/${c.alias}.js did not load (${errText(e)})`);
   })));
   VIEWS.length = 0;
   chapters.forEach((c, i) => VIEWS.push({ ...modules[i].view, number: c.number }));
@@ -209,12 +210,12 @@ export function warmUp(n) {
   canvas.width = 640;
   canvas.height = 400;
   const pts = [[0, 2], [5, 1.5], [10, 0.4], [20, 0.05]];
-  const lines = (xLog) => drawLines(canvas, {
+  const lines = (/** @type {boolean} */ xLog) => drawLines(canvas, {
     x_max: 20, y_min: 0.01, y_max: 3, y_log: !xLog, x_log: xLog, y_label: 'warm-up', legend: 'll', scale: 1, dark: false,
     series: [{ label: 'a', color: C.blue, points: pts }, { label: 'b', color: C.orange, dashed: true, points: pts }],
     bands: [{ color: C.grey, lo: pts, hi: pts }], markers: [{ x: 10, label: 'marker 10' }, { x: 5, label: '' }],
   });
-  const heat = (signed) => drawHeatmap(canvas, {
+  const heat = (/** @type {boolean} */ signed) => drawHeatmap(canvas, {
     values: Array.from({ length: 16 }, (_, i) => (signed ? (i % 5) / 2 - 1 : (i % 5) / 4)), rows: 4, cols: 4, signed, vmin: signed ? -1 : 0, vmax: 1,
     mask_upper: true, outline: [[1, 0], [2, 1]], label_offset: 1, separators: [2], x_label: 'x', y_label: 'y', scale: 1, dark: false,
   });
@@ -231,7 +232,7 @@ export function warmUp(n) {
       job();
       done.drawn += 1;
     } catch (err) {
-      done.failed.push(String(err && err.message ? err.message : err)); // the real draw reports its own
+      done.failed.push(errText(err)); // the real draw reports its own
     }
     setTimeout(next, 0);
   };

@@ -11,7 +11,7 @@ import { scheduleDraw } from './charts.js';
 import { $, notice, setHidden, setText } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { noteDone, showRunning, syncHolds } from './holds.js';
-import { state, workerShare } from './state.js';
+import { runConfig, state, workerShare } from './state.js';
 
 /** Whether the run on screen has a companion: chapter 2, compare on, another γ. */
 export const compareWanted = () => !!state.runCfg && state.runCfg.experiment === 'anchors'
@@ -111,6 +111,7 @@ function stopCompanion(why) {
 }
 
 /** Messages of the companion's worker (see www/worker.js): only its rows and failures matter. */
+/** @param {MessageEvent} e */
 function onCompanionMessage(e) {
   const msg = e.data;
   const c = state.companion;
@@ -159,7 +160,7 @@ function noteCompareVerdict() {
   const v = c.events;
   if (!v) return;
   const seconds = v.step === undefined || v.step === null ? null : c.seconds.get(v.step) ?? null;
-  window.plateauCompareVerdict = { gamma: c.cfg.gamma, answer: v.answer, step: v.step ?? null, seconds };
+  window.plateauCompareVerdict = { gamma: c.cfg?.gamma ?? null, answer: v.answer, step: v.step ?? null, seconds };
 }
 
 /** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`.
@@ -180,7 +181,7 @@ export function drawCompareVerdict() {
   setHidden($('compare-csv'), !on || !state.companion.rows.length);
   if (!on) return;
   const c = state.companion;
-  const mine = `γ = ${state.runCfg.gamma} (this run): ${answerText(state.events, state.rows, state.mainDone)}`;
+  const mine = `γ = ${runConfig().gamma} (this run): ${answerText(state.events, state.rows, state.mainDone)}`;
   const other = c.message
     ? `γ = ${state.page.compare}: ${c.message}`
     : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.events, c.rows, c.done)}`;

@@ -159,9 +159,10 @@ export function readControl(p) {
 // ---- the page's config and the controls --------------------------------------------------
 
 /** Shows `cfg` in every control (the task select only for the tasks of the chapters it shows). */
+/** @param {import('./state.js').Config} cfg */
 export function setControls(cfg) {
   for (const p of controlled(state.schema)) {
-    if (p.key === 'experiment' && !p.control.chapters.includes(chapterOf(cfg.experiment))) continue;
+    if (p.key === 'experiment' && !p.control?.chapters.includes(chapterOf(cfg.experiment))) continue;
     setControl(p, cfg[p.key]);
   }
 }

@@ -77,7 +77,7 @@ export function setAttr(el, name, value) {
  * @param {Element} parent @param {number} n @param {() => Element} make @returns {HTMLElement[]}
  */
 export function keepChildren(parent, n, make) {
-  while (parent.children.length > n) parent.lastElementChild.remove();
+  while (parent.lastElementChild && parent.children.length > n) parent.lastElementChild.remove();
   while (parent.children.length < n) parent.append(make());
   return /** @type {HTMLElement[]} */ ([...parent.children]);
 }
@@ -96,3 +96,6 @@ export function download(name, text, type) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+/** What a thrown value says: an Error's message, anything else as text. @param {unknown} err */
+export const errText = (err) => (err instanceof Error ? err.message : String(err));

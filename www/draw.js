@@ -6,7 +6,7 @@
 import { drawLines, drawHeatmap, drawScatter, drawArcs, chartSvg } from './pkg-view/plateau.js';
 import { $, canvasById, field, keepChildren, C, darkScheme, setAttr, setClass, setText } from './dom.js';
 import { bandActive, withBands } from './seeds.js';
-import { axisSteps, chapter, chapterOf, state } from './state.js';
+import { axisSteps, chapter, chapterOf, runConfig, state } from './state.js';
 
 /** Sets the text of the element with this id, only when it differs. @param {string} id @param {string} text */
 export const say = (id, text) => setText($(id), text);
@@ -64,7 +64,7 @@ export function fit(canvas) {
 }
 
 /** `[[step, value]]` of one row field; the array remembers its key (for the pinned overlay and the seed band). */
-export const col = (key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
+export const col = (/** @type {string} */ key) => Object.assign(state.rows.map((r) => [r.step, r[key]]), { key });
 
 /**
  * A line chart of the run's rows with the run's event markers (`state.markers`, the chapter's
@@ -84,7 +84,7 @@ export function lineChart(id, series, opts) {
   // A seed band: the curves become medians over the seeds, their ranges shaded; the event
   // markers stay those of the run on screen, and say so.
   const banded = withBands(series);
-  if (bandActive()) for (const m of markers) m.label = `seed ${state.runCfg.seed}: ${m.label}`;
+  if (bandActive()) for (const m of markers) m.label = `seed ${runConfig().seed}: ${m.label}`;
   const snap = currentSnap();
   if (state.scrub !== null && snap) markers.push({ x: snap.step, label: '' });
   // Fixed shaded ranges of the chart (a paper's figure) go under the seed bands.
@@ -133,7 +133,7 @@ export function scrubSnap() {
 
 export const last = () => state.rows[state.rows.length - 1];
 
-export const fixed = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+export const fixed = (/** @type {number} */ v, /** @type {number} */ d) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 /**
  * Fills a row of tokens in place: its label, then one span per token, coloured against `truth`

@@ -4,10 +4,10 @@
 import { configJson, configQuery, parseConfigJson } from './pkg-view/plateau.js';
 import { chartAsSvg } from './charts.js';
 import { setControls } from './controls.js';
-import { $, download, field, notice } from './dom.js';
+import { $, download, errText, field, notice } from './dom.js';
 import { chartIds, pageQuery } from './pageflags.js';
 import { runCsv, startRun } from './protocol.js';
-import { chapter, chapterInfo, send, state } from './state.js';
+import { chapter, chapterInfo, runConfig, send, state } from './state.js';
 
 /** Wires the export buttons, the config loader, the embed code and a PNG button under every chart. */
 export function wireExports() {
@@ -18,13 +18,13 @@ export function wireExports() {
   $('figures').addEventListener('click', () => {
     const { html, count } = allFiguresHtml();
     if (!count) { notice('No chart has been drawn yet.'); return; }
-    download(`plateau-${state.runCfg.experiment}-figures-step${state.step}.html`, html, 'text/html');
+    download(`plateau-${runConfig().experiment}-figures-step${state.step}.html`, html, 'text/html');
   });
-  $('json').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-config.json`, configJson(state.runCfg), 'application/json'));
-  $('snapjson').addEventListener('click', () => download(`plateau-${state.runCfg.experiment}-snapshots.json`,
-    JSON.stringify({ config: state.runCfg, snapshots: state.snaps }), 'application/json'));
+  $('json').addEventListener('click', () => download(`plateau-${runConfig().experiment}-config.json`, configJson(runConfig()), 'application/json'));
+  $('snapjson').addEventListener('click', () => download(`plateau-${runConfig().experiment}-snapshots.json`,
+    JSON.stringify({ config: runConfig(), snapshots: state.snaps }), 'application/json'));
   $('load').addEventListener('change', async () => {
-    const file = field('load').files[0];
+    const file = field('load').files?.[0];
     if (!file) return;
     try {
       const parsed = parseConfigJson(await file.text());
@@ -33,7 +33,7 @@ export function wireExports() {
       setControls(state.cfg);
       startRun();
     } catch (err) {
-      notice(`Could not load ${file.name}: ${err.message || err}`);
+      notice(`Could not load ${file.name}: ${errText(err)}`);
     }
     field('load').value = '';
   });
@@ -44,7 +44,7 @@ export function wireExports() {
     send({ type: 'save' });
   });
   $('load-model').addEventListener('change', async () => {
-    const file = field('load-model').files[0];
+    const file = field('load-model').files?.[0];
     field('load-model').value = '';
     if (!file) return;
     state.pendingModel = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
@@ -122,7 +122,7 @@ export function allFiguresHtml() {
   const query = configQuery(state.runCfg);
   const band = $('band').hidden ? '' : `<p>${esc($('band').textContent)}</p>\n`;
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Plateau figures — ${esc(state.runCfg.experiment)}, step ${state.step}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Plateau figures — ${esc(runConfig().experiment)}, step ${state.step}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:24px auto;padding:0 16px}figure{margin:0 0 28px;break-inside:avoid}svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{margin-top:6px}</style>
 </head><body>
 <h1>Plateau figures</h1>

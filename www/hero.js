@@ -121,7 +121,7 @@ export function plateauSpans(rows, key, rising, color) {
 /** The y range of the finite values of `series`, padded, always including `lo` and `hi`.
  * @param {any[]} series @param {number} lo @param {number} hi */
 export function yRange(series, lo, hi) {
-  const v = series.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
+  const v = series.flatMap((s) => s.points.map((/** @type {number[]} */ p) => p[1])).filter(Number.isFinite);
   const min = Math.min(lo, ...v);
   const max = Math.max(hi, ...v);
   const pad = (max - min) * 0.05 || 0.05;

@@ -5,7 +5,7 @@
 // agrees with the measured run of its seed (`measuredAgreement`). The page works without the file
 // (it says so). Nothing is computed here.
 import { configQuery, measuredAgreement, measuredFor, measuredLoad } from './pkg-view/plateau.js';
-import { notice } from './dom.js';
+import { errText, notice } from './dom.js';
 
 /** @type {Promise<number | null> | null} */
 let loading = null;
@@ -26,7 +26,7 @@ export function loadMeasured() {
         cache.clear();
         return n;
       } catch (err) {
-        notice(`The runs measured by the command-line tool could not be loaded (${err && err.message ? err.message : err}); the charts show the live run alone.`);
+        notice(`The runs measured by the command-line tool could not be loaded (${errText(err)}); the charts show the live run alone.`);
         return null;
       }
     })();

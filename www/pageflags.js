@@ -36,6 +36,7 @@ export function pageQuery() {
 }
 
 /** The query that reproduces the configuration on screen (written by the engine). */
+/** @param {import('./state.js').Config} cfg */
 export function shareQuery(cfg) {
   return [configQuery(cfg), ...pageQuery()].join('&');
 }
@@ -66,9 +67,10 @@ export function applyPageFlags() {
   // only=: just the listed charts of the run's chapter, large, with their captions.
   let only = state.page.only;
   if (only) {
+    const listed = only;
     const chapter = chapterOf(state.cfg.experiment);
-    if (!chartIds().some((c) => only.includes(c.id) && c.chapter === chapter)) {
-      notice(`only=${only.join(',')} names no chart of chapter ${chapter}, which this figure shows; showing every chart.`);
+    if (!chartIds().some((c) => listed.includes(c.id) && c.chapter === chapter)) {
+      notice(`only=${listed.join(',')} names no chart of chapter ${chapter}, which this figure shows; showing every chart.`);
       only = state.page.only = null;
     }
   }

@@ -31,6 +31,7 @@ const figures = [];
 let active = null;
 
 /** Gives the one training slot to `preferred` (when it wants it) or keeps it, else to the first figure that wants it. */
+/** @param {(typeof figures)[number] | null} preferred */
 function decide(preferred) {
   const shared = figures.filter((f) => !f.el.hasAttribute('concurrent'));
   if (preferred && preferred.wants && shared.includes(preferred)) active = preferred;
@@ -71,7 +72,7 @@ class PlateauFigure extends HTMLElement {
     const params = new URLSearchParams();
     for (const { name, value } of Array.from(this.attributes)) {
       if (['height', 'title', 'class', 'id', 'style', 'concurrent'].includes(name)) continue;
-      if (name === 'chapter') params.set('experiment', CHAPTERS[value] || value);
+      if (name === 'chapter') params.set('experiment', /** @type {Record<string, string>} */ (CHAPTERS)[value] || value);
       else params.set(name, value);
     }
     if (!params.has('hide')) params.set('hide', 'prose,nav');

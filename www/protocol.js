@@ -28,8 +28,8 @@ function chapterLabel(experiment) {
 export function showChapter(n) {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapter]'))) el.hidden = Number(el.dataset.chapter) !== n;
   // A control of several chapters (e.g. Shards: 1, 2 and 4) lists them all.
-  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapters]'))) el.hidden = !el.dataset.chapters.split(' ').includes(String(n));
-  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment) === n));
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-chapters]'))) el.hidden = !(el.dataset.chapters ?? '').split(' ').includes(String(n));
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.chapter'))) b.setAttribute('aria-current', String(chapterOf(b.dataset.experiment ?? '') === n));
   $(`maps-${n}`).prepend($('scrub-box'));
   // The stage's try-this steps follow (www/try.js listens: it imports this module, not the reverse).
   document.dispatchEvent(new CustomEvent('plateau:chapter', { detail: n }));
@@ -106,6 +106,7 @@ export function startRun(bytes) {
 /** The workers that train the run on screen ({count, reason}, from the worker): the count in
  * `data-workers`, the reason in the backend line when the run's steps are sharded or the URL
  * asked for workers (one worker on one shard is the usual case, not worth a sentence). */
+/** @param {{count: number, reason: string}} w */
 function showWorkers(w) {
   const el = $('worker-note');
   el.dataset.workers = String(w.count);
@@ -119,6 +120,7 @@ function showWorkers(w) {
   at.hidden = !shown;
 }
 
+/** @param {MessageEvent} e */
 export function onMessage(e) {
   const msg = e.data;
   switch (msg.type) {
@@ -155,7 +157,7 @@ export function onMessage(e) {
       if (msg.run !== state.run) break; // posted by the previous run before the worker saw the reset
       // When the engine thins its bounded history it resends what it kept from the start: replace
       // instead of appending, so the page holds no more than the engine's bound.
-      const resent = (mine, got) => got.length && mine.length && got[0].step <= mine[mine.length - 1].step;
+      const resent = (/** @type {import('./state.js').Row[]} */ mine, /** @type {import('./state.js').Row[]} */ got) => got.length && mine.length && got[0].step <= mine[mine.length - 1].step;
       if (resent(state.rows, msg.rows)) state.rows = msg.rows; else state.rows.push(...msg.rows);
       // The run's events in all its rows so far, found by the engine in the worker.
       state.events = msg.events ?? null;
@@ -264,7 +266,8 @@ export function setSeeds(n) {
   const keep = state.band;
   resetBand();
   for (const s of state.band.seeds) {
-    if (keep.rows.has(s)) state.band.rows.set(s, keep.rows.get(s));
+    const kept = keep.rows.get(s);
+    if (kept) state.band.rows.set(s, kept);
     if (keep.done.has(s)) state.band.done.add(s);
   }
   send({ type: 'seeds', seeds: state.band.seeds, done: [...state.band.done] });

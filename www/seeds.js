@@ -7,7 +7,7 @@
 // `seedsSummary`, `seedsCsv`); this module only routes rows.
 import { seedBand, seedsCsv, seedsSummary } from './pkg-view/plateau.js';
 import { $, setHidden, setText } from './dom.js';
-import { state } from './state.js';
+import { runConfig, state } from './state.js';
 
 /** The largest number of seeds the control and `seeds=` accept. */
 
@@ -53,9 +53,10 @@ export const bandActive = () => state.page.seeds > 1 && bandRuns().length > 1;
 export function withBands(series) {
   if (!bandActive()) return { series, bands: [] };
   const runs = bandRuns();
+  /** @type {{color: string, lo: number[][], hi: number[][]}[]} */
   const bands = [];
   const out = series.map((s) => {
-    const get = s.points.get || (s.points.key ? (r) => r[s.points.key] : null);
+    const get = s.points.get || (s.points.key ? (/** @type {import('./state.js').Row} */ r) => r[s.points.key] : null);
     if (!get) return s;
     const b = seedBand(runs.map((run) => run.rows.map((r) => [r.step, get(r)])));
     if (!s.dashed) bands.push({ color: s.color, lo: b.lo, hi: b.hi });
@@ -71,16 +72,17 @@ export function drawBand() {
   setHidden(el, n <= 1 || !state.runCfg);
   setHidden($('seeds-csv'), el.hidden);
   if (el.hidden) return;
+  const cfg = runConfig();
   const done = state.band.seeds.filter((s) => state.band.done.has(s));
-  const finished = [...(state.runDone || state.mainDone ? [state.runCfg.seed] : []), ...done];
+  const finished = [...(state.runDone || state.mainDone ? [cfg.seed] : []), ...done];
   const runs = bandRuns().filter((r) => finished.includes(r.seed));
   const training = state.band.seeds.find((s) => !state.band.done.has(s));
-  const head = `${n} seeds (${[state.runCfg.seed, ...state.band.seeds].join(', ')}), ${finished.length} of ${n} finished`;
+  const head = `${n} seeds (${[cfg.seed, ...state.band.seeds].join(', ')}), ${finished.length} of ${n} finished`;
   const next = !state.mainDone
     ? ' — the other seeds train when this run finishes'
     : training !== undefined ? ` — training seed ${training}` : '';
-  const summary = runs.length ? seedsSummary(state.runCfg.experiment, runs.map((r) => r.rows)) : '';
-  setText(el, `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${state.runCfg.seed}.`);
+  const summary = runs.length ? seedsSummary(cfg.experiment, runs.map((r) => r.rows)) : '';
+  setText(el, `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${cfg.seed}.`);
 }
 
 /** Downloads the band's rows as one CSV with a `seed` column (the text `plateau run --seeds` writes). */

@@ -44,7 +44,7 @@
 export const state = {
   chapters: [], // the engine's chapter list (chapterList()): number, alias, title, label, tasks
   schema: [], // the engine's parameter schema (paramSchema())
-  cfg: null, // the config the next reset uses
+  cfg: /** @type {Config} */ (/** @type {unknown} */ (null)), // the config the next reset uses (set at boot, before any use)
   runCfg: null, // the config of the run on screen
   rows: [],
   events: null, // the run's events in its rows so far (the engine's View::events, sent with each chunk)
@@ -91,6 +91,13 @@ export function chapterOf(experiment) {
   const c = state.chapters.find((x) => x.tasks.includes(experiment));
   if (!c) throw new Error(`No chapter trains the experiment "${experiment}" (the engine's chapterList()).`);
   return c.number;
+}
+
+/** The config of the run on screen; calling it before a run started is a page bug, thrown.
+ * @returns {Config} */
+export function runConfig() {
+  if (!state.runCfg) throw new Error('No run has started yet.');
+  return state.runCfg;
 }
 
 /** Chapter `n`'s entry of the engine's chapter list. @param {number} n */

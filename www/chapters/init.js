@@ -5,7 +5,7 @@ import { drawScatter, seriesSummary } from '../pkg-view/plateau.js';
 import { canvasById, C, darkScheme } from '../dom.js';
 import { compareActive, companionConfig, companionSeries } from '../compare.js';
 import { col, currentSnap, draw, fit, fixed, forget, last, lineChart, range, say, scrubSnap } from '../draw.js';
-import { stampRows, state } from '../state.js';
+import { runConfig, stampRows, state } from '../state.js';
 import { groupsOf, heroChart, measuredLastRows, measuredSeries, noteMeasured, secondsAt, shownConfig, yRange } from '../hero.js';
 
 /** The run's event markers: the step since which the held-out pair is answered the way it is now.
@@ -35,7 +35,7 @@ function note(rows, status) {
 function compared(curves) {
   if (!compareActive()) return null;
   const mine = curves.map(([label, key, dashed]) => ({
-    label: `γ ${state.runCfg.gamma}: ${label}`,
+    label: `γ ${runConfig().gamma}: ${label}`,
     color: C.blue,
     dashed,
     points: typeof key === 'function' ? Object.assign(state.rows.map((r) => [r.step, key(r)]), { get: key }) : col(key),
@@ -96,7 +96,7 @@ function heroJobs() {
       const g = groupsOf(cfg)[0];
       const go = other ? groupsOf(other)[0] : undefined;
       const profile = (/** @type {any} */ r) => BINS.map(([x], k) => [x, r && r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN]);
-      const measured = (/** @type {any} */ grp, color, label) => (grp ? measuredLastRows(grp).map((row, i) => ({
+      const measured = (/** @type {any} */ grp, /** @type {string} */ color, /** @type {string} */ label) => (grp ? measuredLastRows(grp).map((row, i) => ({
         label: i === 0 ? label : '', color, faint: true, points: BINS.map(([x, key]) => [x, row[key]]),
       })) : []);
       const mine = last();
@@ -162,8 +162,8 @@ function anchorJobs() {
     { canvases: ['chart-keydist'], draw: () => {
       const bins = ['1', '2', '3–5', '6–19', '≥ 20'];
       const colors = [C.verm, C.orange, C.green, C.blue, C.purple];
-      const get = (k) => (r) => (r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN);
-      const bin = (k) => Object.assign(state.rows.map((r) => [r.step, get(k)(r)]), { get: get(k) });
+      const get = (/** @type {number} */ k) => (/** @type {import('../state.js').Row} */ r) => (r.key_cos_by_distance ? r.key_cos_by_distance[k] : NaN);
+      const bin = (/** @type {number} */ k) => Object.assign(state.rows.map((r) => [r.step, get(k)(r)]), { get: get(k) });
       const series = compared([['|i − j| 1', get(0), false], ['|i − j| ≥ 20', get(4), true]])
         || bins.map((label, k) => ({ label: `|i − j| ${label}`, color: colors[k], points: bin(k) }));
       lineChart('chart-keydist', series, { y_min: -1, y_max: 1, y_label: 'mean key cosine', legend: 'll' });
@@ -226,7 +226,7 @@ function drawAnchorAtt() {
     forget(canvas);
     const ctx = canvas.getContext('2d');
     fit(canvas);
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx?.clearRect(0, 0, canvas.width, canvas.height);
     say('sum-att2', 'The Emb-MLP has no attention.');
   }
 }

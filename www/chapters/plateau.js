@@ -134,6 +134,7 @@ function drawSnapshotCos() {
 }
 
 /** Chapter 1's decoded samples (inputs, truth, generation), updated in place. */
+/** @param {import('../state.js').Snap} snap */
 function drawSamples(snap) {
   $('samples').querySelector('.placeholder')?.remove();
   const boxes = keepChildren($('samples'), snap.samples.length, () => {
@@ -146,7 +147,7 @@ function drawSamples(snap) {
     }
     return div;
   });
-  snap.samples.forEach((s, i) => {
+  snap.samples.forEach((/** @type {{inputs: number[], generated: number[], truth: number[]}} */ s, /** @type {number} */ i) => {
     const div = boxes[i];
     setAttr(div, 'aria-label', `sample ${i + 1}: ${s.generated.filter((t, j) => t === s.truth[j]).length} of ${s.truth.length} outputs right`);
     const [x, y, yhat] = /** @type {HTMLElement[]} */ ([...div.children]);

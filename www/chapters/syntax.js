@@ -15,7 +15,7 @@ function markers(o) {
   const w = words();
   /** @type {Map<number, string[]>} */
   const byStep = new Map();
-  const at = (x, label) => { if (x !== undefined && x !== null) byStep.set(x, [...(byStep.get(x) || []), label]); };
+  const at = (/** @type {number | null | undefined} */ x, /** @type {string} */ label) => { if (x !== undefined && x !== null) byStep.set(x, [...(byStep.get(x) || []), label]); };
   at(o.drop, 'verb-loss drop');
   at(o.subject_onset, 'subject→verb onset');
   at(o.structure, 'non-adjacent onset');
@@ -32,7 +32,7 @@ function note(rows) {
   stampRows(rows);
   const o = state.events ?? {};
   const now = trainingSeconds();
-  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? now });
+  const at = (/** @type {number | null | undefined} */ step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? now });
   window.plateauSyntax = { drop: at(o.drop), subject: at(o.subject_onset) };
   const { drop, subject } = window.plateauSyntax;
   $('syntax-at').hidden = !drop;

@@ -25,7 +25,7 @@ function note(rows) {
   const c = state.events;
   if (!c) return;
   const now = trainingSeconds();
-  const at = (step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? now });
+  const at = (/** @type {number | null | undefined} */ step) => (step === undefined || step === null ? null : { step, seconds: state.rowSeconds.get(step) ?? now });
   window.plateauLm = { collapsed: at(c.collapsed), recovered: at(c.recovered) };
   const { collapsed, recovered } = window.plateauLm;
   if (!collapsed) return;
@@ -37,7 +37,7 @@ function note(rows) {
 const lmAxis = () => ({ x_log: /** @type {HTMLInputElement} */ ($('lm-logx')).checked });
 
 /** A flat reference line across the run's steps (a paper's figure or the unigram loss). */
-const level = (label, value, color, dashed = true) => ({ label, color, dashed, points: [[0, value], [Math.max(state.steps, 1), value]] });
+const level = (/** @type {string} */ label, /** @type {number} */ value, /** @type {string} */ color, dashed = true) => ({ label, color, dashed, points: [[0, value], [Math.max(state.steps, 1), value]] });
 
 /** Chapter 4's hero: the mean pairwise cosine of the generated tokens' hidden states on a log step
  * axis, against Pythia at initialization (shaded) and after a few steps, and OLMo-2 7B; collapse
@@ -56,7 +56,7 @@ function heroJobs() {
       ] : [];
       const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
       const c = state.events;
-      const at = (step, what) => (step === undefined || step === null ? [] : [{ x: step, label: `${what} ${step}${secondsAt(step)}` }]);
+      const at = (/** @type {number | null | undefined} */ step, /** @type {string} */ what) => (step === undefined || step === null ? [] : [{ x: step, label: `${what} ${step}${secondsAt(step)}` }]);
       const markers = c ? [...at(c.collapsed, 'collapse'), ...at(c.recovered, 'recovered')] : [];
       const series = [...(g ? measuredSeries(g, 'hidden_cos', C.blue, 'measured runs') : []), { label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs];
       heroChart('hero-lmcos', series, { y_min: 0, y_max: 1.05, x_log: true, y_label: 'mean pairwise cosine', bands: init }, markers);
@@ -108,6 +108,7 @@ function lmJobs() {
 }
 
 /** Chapter 4's generations of a snapshot, updated in place. */
+/** @param {import('../state.js').Snap} snap */
 function drawLmSamples(snap) {
   $('lm-samples').querySelector('.placeholder')?.remove();
   const boxes = keepChildren($('lm-samples'), snap.samples.length, () => {
@@ -118,7 +119,7 @@ function drawLmSamples(snap) {
     div.append(prompt);
     return div;
   });
-  snap.samples.forEach((s, i) => {
+  snap.samples.forEach((/** @type {{prompt: string, ids: number[], pieces: string[]}} */ s, /** @type {number} */ i) => {
     const div = boxes[i];
     const repeats = s.ids.filter((t, j) => j > 0 && t === s.ids[j - 1]).length;
     setAttr(div, 'aria-label', `passage ${i + 1}: “${s.prompt}”, then ${s.pieces.map((p) => p.replace(/▁/g, ' ')).join('').trim()} (${repeats} of ${s.ids.length - 1} tokens repeat the one before)`);
