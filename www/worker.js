@@ -1,6 +1,8 @@
 // @ts-check
 // Training worker: owns the engine Session and runs it in bounded chunks so that commands
-// from the page (pause, step, set, reset) are handled between chunks.
+// from the page (pause, step, set, reset) are handled between chunks. The engine it trains on is
+// loaded by www/worker-engine.js; the shard workers that share a sharded step are driven by
+// www/worker-shards.js.
 //
 // Protocol (page → worker):
 //   {type:'prefetch', backend}        first: the URL's backend, so the engine is fetched at once
@@ -40,48 +42,9 @@
 //   {type:'model-info', info, error}   info: {experiment, step, steps, config}; or why not
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
-import initView, { chooseBackend } from './pkg-view/plateau.js';
 import { loadCorpus } from './corpus.js';
-
-// The engine: the WebGPU one (www/pkg, WebGPU and the CPU backend) where the backend choice may
-// train on WebGPU, else the CPU one (www/pkg-cpu, the smaller download). The choice (the engine's
-// `chooseBackend`, in the page's view build) is asked first; the engine it needs is fetched then,
-// once (a later run that needs the other one fetches that too).
-/** @typedef {typeof import('./pkg/plateau.js')} Engine */
-/** @type {Engine} */
-let E;
-/** @type {Map<string, Promise<Engine>>} */
-const engines = new Map();
-/** The engine `kind` ('webgpu' or 'cpu'), fetched and instantiated once. @param {string} kind */
-function engine(kind) {
-  if (!engines.has(kind)) {
-    const url = kind === 'webgpu' ? './pkg/plateau.js' : './pkg-cpu/plateau.js';
-    engines.set(kind, import(url).then(async (/** @type {Engine} */ m) => { await m.default(); return m; }));
-  }
-  return /** @type {Promise<Engine>} */ (engines.get(kind));
-}
-/** Makes `kind` this worker's engine: the sessions of another engine must be freed first (a new
- * run does). @param {string} kind */
-async function useEngine(kind) {
-  try {
-    E = await engine(kind);
-  } catch (err) {
-    engines.delete(kind);
-    const dir = kind === 'webgpu' ? 'www/pkg' : 'www/pkg-cpu';
-    throw new Error(`The ${kind === 'webgpu' ? 'WebGPU' : 'CPU'} engine (${dir}) failed to load: ${err.message || err} (scripts/build-web.sh builds it)`);
-  }
-  engineKind = kind;
-}
-let engineKind = '';
-const viewLoaded = initView();
-/** @type {Map<string, Promise<any>>} */
-const choices = new Map();
-/** The backend choice for `override` (the engine's `chooseBackend`: probes the adapter), shared
- * by the prefetch and the start that follows it. @param {string} override */
-function choose(override) {
-  if (!choices.has(override)) choices.set(override, viewLoaded.then(() => chooseBackend(override)));
-  return /** @type {Promise<any>} */ (choices.get(override));
-}
+import { E, choose, engine, engineKind, forgetChoice, useEngine, viewLoaded } from './worker-engine.js';
+import { dropHelpers, helpers, shardedChunk, startHelpers, tellHelpers } from './worker-shards.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
 // On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
@@ -110,109 +73,6 @@ let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
 // a model already timed keeps its verdict; another chapter, preset or width races again.
 const races = new Map();
 
-// The shard workers of the run (shard-worker.js): replicas that compute some of each step's
-// slices; empty when this worker trains alone. Each: {worker, pending, failed}.
-let helpers = [];
-// Where the sharded steps' time went, since the run started (posted with each chunk as
-// `sharding`, for the bench): steps; ms in this worker's own engine calls (its slices, the row,
-// the update); ms waiting for the other workers' slices after its own were done; ms summing.
-let sharding = { steps: 0, own_ms: 0, wait_ms: 0, sum_ms: 0 };
-
-/** Stops every shard worker. */
-function dropHelpers() {
-  for (const h of helpers) h.worker.terminate();
-  helpers = [];
-}
-
-/** Posts `msg` to shard worker `h`; resolves with its reply ('ready' or 'grad'), rejects on its
- * 'error' or when it fails. One request at a time per shard worker. */
-function ask(h, msg, transfer = []) {
-  if (h.failed) return Promise.reject(h.failed);
-  const reply = new Promise((resolve, reject) => { h.pending = { resolve, reject }; });
-  h.worker.postMessage(msg, transfer);
-  return reply;
-}
-
-/** Starts `count - 1` shard workers, each with a replica of the run (`bytes`: a loaded model
- * file, else a new run of `config`); resolves once all are ready, or rejects with the reason
- * (then none is kept). */
-async function startHelpers(count, config, bytes) {
-  dropHelpers();
-  sharding = { steps: 0, own_ms: 0, wait_ms: 0, sum_ms: 0 };
-  const started = [];
-  for (let k = 1; k < count; k += 1) {
-    const h = { worker: new Worker(new URL('./shard-worker.js', import.meta.url), { type: 'module' }), pending: null, failed: null };
-    const fail = (/** @type {Error} */ err) => {
-      h.failed = h.failed || err;
-      if (h.pending) { const p = h.pending; h.pending = null; p.reject(err); }
-    };
-    h.worker.onmessage = (e) => {
-      if (e.data.type === 'error') { fail(new Error(e.data.message)); return; }
-      if (h.pending) { const p = h.pending; h.pending = null; p.resolve(e.data); }
-    };
-    h.worker.onerror = (e) => { e.preventDefault(); fail(new Error(e.message || 'the shard worker failed to load')); };
-    started.push(h);
-  }
-  helpers = started;
-  try {
-    await Promise.all(helpers.map((h) => ask(h, { type: 'start', config, bytes, engine: engineKind })));
-  } catch (err) {
-    dropHelpers();
-    throw err;
-  }
-}
-
-/**
- * Trains up to `maxSteps` sharded steps for at most `budget` ms with the shard workers: at each
- * step this worker records the row when due, computes slices 0, N, 2N… while shard worker k
- * computes slices k, k+N…, sums all S payloads in slice order (sumGradients) and applies the
- * sum, then sends it to every shard worker to apply too. A shard worker that fails is dropped
- * with the others, and this worker computes the missing slices itself: the rows stay the same.
- * Resolves to the chunk ({step, steps, status, …}).
- */
-async function shardedChunk(budget, maxSteps) {
-  const t0 = performance.now();
-  const shards = session.shards;
-  let done = 0;
-  for (;;) {
-    const t1 = performance.now();
-    if (!(await session.beginStep())) break;
-    const step = session.step;
-    const n = helpers.length + 1;
-    const payloads = new Array(shards);
-    const asks = helpers.map((h, k) => {
-      const parts = [];
-      for (let j = k + 1; j < shards; j += n) parts.push(j);
-      return ask(h, { type: 'grad', step, parts });
-    });
-    for (let j = 0; j < shards; j += n) payloads[j] = await session.shardGradient(j);
-    const t2 = performance.now();
-    try {
-      for (const r of await Promise.all(asks)) r.parts.forEach((j, i) => { payloads[j] = r.payloads[i]; });
-    } catch (err) {
-      dropHelpers();
-      post({ type: 'notice', message: `A shard worker stopped (${err.message || err}); this worker computes every shard from now on, with the same rows.` });
-      post({ type: 'workers', run, count: 1, reason: 'One worker computes each step\'s shards: the others stopped.' });
-    }
-    const t3 = performance.now();
-    for (let j = 0; j < shards; j += 1) if (!payloads[j]) payloads[j] = await session.shardGradient(j);
-    const t4 = performance.now();
-    const sum = E.sumGradients(payloads);
-    const t5 = performance.now();
-    const going = await session.applyGradient(sum);
-    const t6 = performance.now();
-    if (going) for (const h of helpers) h.worker.postMessage({ type: 'apply', sum });
-    const t7 = performance.now();
-    sharding.steps += 1;
-    sharding.own_ms += (t2 - t1) + (t4 - t3) + (t6 - t5);
-    sharding.wait_ms += t3 - t2;
-    sharding.sum_ms += (t5 - t4) + (t7 - t6);
-    done += 1;
-    if (!going || done >= maxSteps || performance.now() - t0 >= budget) break;
-  }
-  return { ...session.flush(), sharding: { ...sharding } };
-}
-
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
 const devices = [];
 // (WebGPU's types are not in TypeScript's libraries: the adapter class is looked up untyped.)
@@ -227,6 +87,12 @@ if (GpuAdapter && GpuAdapter.prototype.requestDevice) {
 }
 
 function post(msg) { self.postMessage(msg); }
+
+/** A shard worker stopped mid-step: this worker computes every slice from now on. @param {unknown} err */
+function helperLost(err) {
+  post({ type: 'notice', message: `A shard worker stopped (${err instanceof Error ? err.message : String(err)}); this worker computes every shard from now on, with the same rows.` });
+  post({ type: 'workers', run, count: 1, reason: 'One worker computes each step\'s shards: the others stopped.' });
+}
 
 self.onmessage = (e) => {
   // The page's first message: the URL's backend, so that the engine is fetched at once.
@@ -297,7 +163,7 @@ async function start(msg) {
   hostCopy = null;
   hostCopies = { count: 0, ms: 0 };
   const choice = await choose(msg.backend || '');
-  choices.delete(msg.backend || ''); // a later run probes the adapter again, as it may have changed
+  forgetChoice(msg.backend || ''); // a later run probes the adapter again, as it may have changed
   await useEngine(choice.engine);
   if (msg.config.experiment === 'lm') await loadCorpus(E);
   let backend = choice.backend;
@@ -330,7 +196,7 @@ async function start(msg) {
   let workers = E.workersFor(msg.workers || 0, msg.cores || 1, msg.runs || 1, session.shards, backend !== 'webgpu');
   if (workers.count > 1) {
     try {
-      await startHelpers(workers.count, msg.config, msg.bytes);
+      await startHelpers(workers.count, msg.config, msg.bytes, engineKind);
     } catch (err) {
       workers = { count: 1, reason: `One worker computes each step's ${session.shards} shards: the shard workers could not start (${err.message || err}).` };
     }
@@ -410,7 +276,7 @@ async function chunk(budget, maxSteps) {
   replayed = due.applied;
   try {
     const steps = Math.max(1, Math.min(maxSteps, due.until));
-    out = await guarded(helpers.length ? shardedChunk(budget, steps) : session.runFor(budget, steps));
+    out = await guarded(helpers.length ? shardedChunk(session, budget, steps, (p) => E.sumGradients(p), helperLost) : session.runFor(budget, steps));
   } catch (err) {
     if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
     throw err;
@@ -469,7 +335,7 @@ async function handle(msg) {
           session.setParam(msg.key, String(msg.value));
           // The shard workers' replicas change at the same point of the run (messages keep
           // their order: after the last step's sum, before the next step's slices).
-          for (const h of helpers) h.worker.postMessage({ type: 'set', key: msg.key, value: String(msg.value) });
+          tellHelpers({ type: 'set', key: msg.key, value: String(msg.value) });
           schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) });
           if (replayed === schedule.length - 1) replayed = schedule.length; // applied just now
         }
