@@ -15,7 +15,7 @@ export async function loadCorpus(engine) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     text = await res.text();
   } catch (err) {
-    throw new Error(`chapter 4's corpus could not be loaded from ${url} (${err.message || err})`);
+    throw new Error(`chapter 4's corpus could not be loaded from ${url} (${err instanceof Error ? err.message : String(err)})`);
   }
   engine.installCorpus(text);
 }

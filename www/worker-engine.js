@@ -26,7 +26,7 @@ export async function useEngine(kind) {
   } catch (err) {
     engines.delete(kind);
     const dir = kind === 'webgpu' ? 'www/pkg' : 'www/pkg-cpu';
-    throw new Error(`The ${kind === 'webgpu' ? 'WebGPU' : 'CPU'} engine (${dir}) failed to load: ${err instanceof Error ? err.message : String(err)} (scripts/build-web.sh builds it)`);
+    throw new Error(`The ${kind === 'webgpu' ? 'WebGPU' : 'CPU'} engine (${dir}) failed to load: ${errText(err)} (scripts/build-web.sh builds it)`);
   }
   engineKind = kind;
 }
@@ -47,3 +47,6 @@ export function choose(override) {
 export function forgetChoice(override) {
   choices.delete(override);
 }
+
+/** What a thrown value says: an Error's message, anything else as text. @param {unknown} err */
+export const errText = (err) => (err instanceof Error ? err.message : String(err));

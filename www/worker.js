@@ -43,7 +43,7 @@
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
 import { loadCorpus } from './corpus.js';
-import { E, choose, engine, engineKind, forgetChoice, useEngine, viewLoaded } from './worker-engine.js';
+import { E, choose, errText, engine, engineKind, forgetChoice, useEngine, viewLoaded } from './worker-engine.js';
 import { dropHelpers, helpers, shardedChunk, startHelpers, tellHelpers } from './worker-shards.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
@@ -54,38 +54,51 @@ const CHUNK_MS = 30; // longest stretch of training between two looks at the mes
 // 1/HOST_COPY_RATIO (5 %) of the training time, whatever the model and the GPU.
 const HOST_COPY_RATIO = 20;
 
+/** @typedef {import('./pkg/plateau.js').Session} Session */
+/** A message from the page (the protocol above). @typedef {any} Msg */
+/** A live change of the run. @typedef {{step: number, key: string, value: string}} Change */
+
+/** @type {Session | null} */
 let session = null;
 let running = false;
+/** @type {Msg[]} */
 let queue = [];
+/** @type {(() => void) | null} */
 let wake = null;
 let run = 0; // the page's id of the current run, echoed in 'backend' and 'chunk'
+/** @type {Msg} */
 let current = null; // the start message of the current run (config and backend), for a restart
 let mainDone = false; // the run on screen stopped (finished or diverged)
 let mainStep = 0; // the step the run on screen has reached
+/** @type {Change[]} */
 let schedule = []; // the live changes of the run: {step, key, value}, in order
 let replayed = schedule.length; // after a restart on the CPU, how many of them the new session has applied
+/** @type {{bytes: Uint8Array, step: number, ms: number, at: number} | null} */
 let hostCopy = null; // on WebGPU: {bytes, step, ms, at}, the run's latest model file (see HOST_COPY_RATIO)
 let hostCopies = { count: 0, ms: 0 }; // the copies of this run: how many, their total time
 // The seed band: the seeds still to train, the session of the one training, how many of the
 // schedule's changes it has applied.
+/** @type {{seeds: number[], session: Session | null, seed: number | null, applied: number, step: number}} */
 let band = { seeds: [], session: null, seed: null, applied: 0, step: 0 };
 // The races run so far: cost key (costKey: chapter, model shape, batch) → verdict. A new run of
 // a model already timed keeps its verdict; another chapter, preset or width races again.
 const races = new Map();
 
 // Every GPUDevice the engine requests, so a test can destroy it (a real device loss).
+/** @type {any[]} */
 const devices = [];
 // (WebGPU's types are not in TypeScript's libraries: the adapter class is looked up untyped.)
 const GpuAdapter = /** @type {any} */ (self).GPUAdapter;
 if (GpuAdapter && GpuAdapter.prototype.requestDevice) {
   const request = GpuAdapter.prototype.requestDevice;
-  GpuAdapter.prototype.requestDevice = async function requestDevice(...args) {
+  GpuAdapter.prototype.requestDevice = async function requestDevice(/** @type {any[]} */ ...args) {
     const device = await request.apply(this, args);
     devices.push(device);
     return device;
   };
 }
 
+/** @param {any} msg */
 function post(msg) { self.postMessage(msg); }
 
 /** A shard worker stopped mid-step: this worker computes every slice from now on. @param {unknown} err */
@@ -102,7 +115,7 @@ self.onmessage = (e) => {
 };
 
 // A macrotask boundary: lets queued messages arrive.
-const tick = () => new Promise((resolve) => { const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(0); });
+const tick = () => new Promise((/** @type {(v?: unknown) => void} */ resolve) => { const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(0); });
 
 function dropBandSession() {
   if (band.session) { try { band.session.free(); } catch (e) { /* already unusable */ } }
@@ -111,7 +124,8 @@ function dropBandSession() {
 }
 
 /** Milliseconds per training step of `config` on `backend`, as the race times it
- * (src/race.rs): the warm-up steps untimed, then one step, then as many more as fit the budget. */
+ * (src/race.rs): the warm-up steps untimed, then one step, then as many more as fit the budget.
+ * @param {any} config @param {string} backend @param {{warmup: number, budgetMs: number, maxSteps: number}} st */
 async function timeSteps(config, backend, st) {
   const s = await E.Session.create(E.timingConfig(config), backend);
   try {
@@ -133,7 +147,8 @@ async function timeSteps(config, backend, st) {
   }
 }
 
-/** Times `config` on WebGPU and on the CPU; the verdict ({backend, reason, webgpu_ms, cpu_ms}). */
+/** Times `config` on WebGPU and on the CPU; the verdict ({backend, reason, webgpu_ms, cpu_ms}).
+ * @param {any} config */
 async function race(config) {
   const st = E.raceSettings();
   let gpu;
@@ -141,7 +156,7 @@ async function race(config) {
   try {
     gpu = await timeSteps(config, 'webgpu', st);
   } catch (err) {
-    gpuError = String(err.message || err);
+    gpuError = errText(err);
     devices.length = 0;
     E.forgetWebgpu();
   }
@@ -149,6 +164,7 @@ async function race(config) {
   return E.raceVerdict(gpu, gpuError, cpu);
 }
 
+/** Starts the run of `msg` (a 'start' message). @param {Msg} msg */
 async function start(msg) {
   run = msg.run;
   current = msg;
@@ -183,12 +199,12 @@ async function start(msg) {
     raced = { webgpu_ms: verdict.webgpu_ms ?? null, cpu_ms: verdict.cpu_ms, cached };
   }
   // A model file continues its run; otherwise a new run of the config.
-  const open = (b) => (msg.bytes ? E.Session.load(msg.bytes, b) : E.Session.create(msg.config, b));
+  const open = (/** @type {string} */ b) => (msg.bytes ? E.Session.load(msg.bytes, b) : E.Session.create(msg.config, b));
   try {
     session = await open(backend);
   } catch (err) {
     if (backend !== 'webgpu') throw err;
-    reason = `WebGPU failed to start (${err.message || err}); training runs on the CPU backend instead.`;
+    reason = `WebGPU failed to start (${errText(err)}); training runs on the CPU backend instead.`;
     backend = 'cpu';
     session = await open(backend);
   }
@@ -198,7 +214,7 @@ async function start(msg) {
     try {
       await startHelpers(workers.count, msg.config, msg.bytes, engineKind);
     } catch (err) {
-      workers = { count: 1, reason: `One worker computes each step's ${session.shards} shards: the shard workers could not start (${err.message || err}).` };
+      workers = { count: 1, reason: `One worker computes each step's ${session.shards} shards: the shard workers could not start (${errText(err)}).` };
     }
   }
   post({ type: 'backend', run, backend, reason, params: session.paramCount(), omega: session.omega(), reference, race: raced, workers });
@@ -216,6 +232,7 @@ async function start(msg) {
 /**
  * Applies the changes of `list` from index `from` that are due at `step` to `sess`; returns the
  * new index and the steps until the next change (Infinity when none is left).
+ * @param {Session} sess @param {Change[]} list @param {number} from @param {number} step
  */
 function replayDue(sess, list, from, step) {
   let i = from;
@@ -228,12 +245,13 @@ function replayDue(sess, list, from, step) {
 
 /** After WebGPU fails mid-run: the run continues on the CPU backend from its last host copy
  * (the model file taken every HOST_COPY_EVERY steps), or from step 0 when there is none yet, with
- * its live changes after that step replayed at the steps they were made, and a notice. */
+ * its live changes after that step replayed at the steps they were made, and a notice.
+ * @param {unknown} err */
 async function restartOnCpu(err) {
   const copy = hostCopy;
   const from = copy ? `continues from step ${copy.step} (its last copy on the host)` : 'restarts from step 0';
-  post({ type: 'notice', message: `WebGPU stopped working during the run (${err.message || err}); the run ${from} on the CPU backend, with the same settings and live changes.` });
-  try { session.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
+  post({ type: 'notice', message: `WebGPU stopped working during the run (${errText(err)}); the run ${from} on the CPU backend, with the same settings and live changes.` });
+  try { session?.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
   session = null;
   devices.length = 0;
   E.forgetWebgpu();
@@ -250,7 +268,9 @@ async function restartOnCpu(err) {
 // A failure inside a WebGPU callback (e.g. a lost device) is not a rejection of the pending
 // chunk: it surfaces as an uncaught error of the worker and the chunk never settles. While a
 // chunk runs, such an error fails the chunk instead, so the run can restart on the CPU.
+/** @type {((e: Error) => void) | null} */
 let failChunk = null;
+/** @param {Event} e @param {unknown} reason */
 function uncaught(e, reason) {
   if (!failChunk) return;
   e.preventDefault();
@@ -259,9 +279,11 @@ function uncaught(e, reason) {
 self.addEventListener('error', (e) => uncaught(e, e.error || e.message));
 self.addEventListener('unhandledrejection', (e) => uncaught(e, e.reason));
 
-/** `promise`, or a rejection when a WebGPU callback fails while it is pending (see above). */
+/** `promise`, or a rejection when a WebGPU callback fails while it is pending (see above).
+ * @template T @param {Promise<T>} promise @returns {Promise<T>} */
 async function guarded(promise) {
   try {
+    /** @type {Promise<never>} */
     const failed = new Promise((_, reject) => { failChunk = reject; });
     return await Promise.race([promise, failed]);
   } finally {
@@ -269,14 +291,18 @@ async function guarded(promise) {
   }
 }
 
+/** Trains the run on screen for up to `budget` ms and `maxSteps` steps, and posts its chunk.
+ * @param {number} budget @param {number} maxSteps */
 async function chunk(budget, maxSteps) {
+  const sess = session;
+  if (!sess) return;
   let out;
   // After a restart: the run's live changes, each at its step.
-  const due = replayDue(session, schedule, replayed, mainStep);
+  const due = replayDue(sess, schedule, replayed, mainStep);
   replayed = due.applied;
   try {
     const steps = Math.max(1, Math.min(maxSteps, due.until));
-    out = await guarded(helpers.length ? shardedChunk(session, budget, steps, (p) => E.sumGradients(p), helperLost) : session.runFor(budget, steps));
+    out = await guarded(helpers.length ? shardedChunk(sess, budget, steps, (p) => E.sumGradients(p), helperLost) : sess.runFor(budget, steps));
   } catch (err) {
     if (session && session.backend === 'webgpu') { await restartOnCpu(err); return; }
     throw err;
@@ -286,11 +312,11 @@ async function chunk(budget, maxSteps) {
   if (out.status !== 'running') {
     mainDone = true;
     if (!band.seeds.length) { running = false; post({ type: 'state', running }); }
-  } else if (session.backend === 'webgpu' && (!hostCopy || performance.now() - hostCopy.at >= HOST_COPY_RATIO * hostCopy.ms)) {
+  } else if (sess.backend === 'webgpu' && (!hostCopy || performance.now() - hostCopy.at >= HOST_COPY_RATIO * hostCopy.ms)) {
     const t0 = performance.now();
     let bytes;
     try {
-      bytes = await guarded(session.saveModel());
+      bytes = await guarded(sess.saveModel());
     } catch (err) {
       await restartOnCpu(err);
       return;
@@ -307,7 +333,7 @@ async function chunk(budget, maxSteps) {
 async function bandChunk() {
   if (!band.session) {
     band.seed = band.seeds[0];
-    band.session = await E.Session.create({ ...current.config, seed: band.seed }, session.backend);
+    band.session = await E.Session.create({ ...current.config, seed: band.seed }, session ? session.backend : 'cpu');
     band.applied = 0;
     band.step = 0;
   }
@@ -323,6 +349,7 @@ async function bandChunk() {
   }
 }
 
+/** @param {Msg} msg */
 async function handle(msg) {
   switch (msg.type) {
     case 'start': await start(msg); break;
@@ -339,15 +366,15 @@ async function handle(msg) {
           schedule.push({ step: mainStep, key: msg.key, value: String(msg.value) });
           if (replayed === schedule.length - 1) replayed = schedule.length; // applied just now
         }
-        catch (err) { post({ type: 'notice', message: err.message || String(err) }); }
+        catch (err) { post({ type: 'notice', message: errText(err) }); }
       }
       break;
     case 'seeds':
       if (band.seed !== null && !msg.seeds.includes(band.seed)) dropBandSession();
       // The seed training now stays first; seeds the page already has are not trained again.
       band.seeds = band.seed !== null && msg.seeds.includes(band.seed)
-        ? [band.seed, ...msg.seeds.filter((s) => s !== band.seed && !msg.done?.includes(s))]
-        : msg.seeds.filter((s) => !msg.done?.includes(s));
+        ? [band.seed, ...msg.seeds.filter((/** @type {number} */ s) => s !== band.seed && !msg.done?.includes(s))]
+        : msg.seeds.filter((/** @type {number} */ s) => !msg.done?.includes(s));
       break;
     case 'save':
       if (!session) { post({ type: 'notice', message: 'No run to save yet.' }); break; }
@@ -355,7 +382,7 @@ async function handle(msg) {
         const bytes = await guarded(session.saveModel());
         post({ type: 'saved', run, bytes, step: session.step, experiment: current.config.experiment });
       } catch (err) {
-        post({ type: 'notice', message: `The model could not be saved: ${err.message || err}` });
+        post({ type: 'notice', message: `The model could not be saved: ${errText(err)}` });
       }
       break;
     case 'inspect':
@@ -363,7 +390,7 @@ async function handle(msg) {
         if (!E) await useEngine('cpu');
         post({ type: 'model-info', info: E.modelFileInfo(msg.bytes) });
       }
-      catch (err) { post({ type: 'model-info', error: err.message || String(err) }); }
+      catch (err) { post({ type: 'model-info', error: errText(err) }); }
       break;
     case 'test':
       if (msg.what === 'device-loss') devices.forEach((d) => d.destroy());
@@ -379,7 +406,7 @@ async function main() {
   try {
     await viewLoaded;
   } catch (err) {
-    post({ type: 'error', message: `The WebAssembly engine failed to load in the worker: ${err.message || err}` });
+    post({ type: 'error', message: `The WebAssembly engine failed to load in the worker: ${errText(err)}` });
     return;
   }
   post({ type: 'ready' });
@@ -396,14 +423,14 @@ async function main() {
         running = false;
         post({ type: 'state', running });
       } else {
-        await new Promise((r) => { wake = r; });
+        await new Promise((/** @type {(v?: unknown) => void} */ r) => { wake = r; });
       }
     } catch (err) {
       running = false;
       // A trap (a Rust panic, `unreachable`) leaves the engine's state half-updated: nothing in
       // this instance may be called again, so the page starts a new worker.
       const fatal = err instanceof WebAssembly.RuntimeError;
-      post({ type: 'error', message: `Training stopped: ${err.message || err}`, fatal });
+      post({ type: 'error', message: `Training stopped: ${errText(err)}`, fatal });
       if (fatal) return;
     }
   }
