@@ -113,7 +113,7 @@ function stopCompanion(why) {
 /** Messages of the companion's worker (see www/worker.js): only its rows and failures matter. */
 /** @param {MessageEvent} e */
 function onCompanionMessage(e) {
-  const msg = e.data;
+  const msg = /** @type {FromWorker} */ (e.data);
   const c = state.companion;
   switch (msg.type) {
     case 'ready':

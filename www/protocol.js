@@ -122,7 +122,7 @@ function showWorkers(w) {
 
 /** @param {MessageEvent} e */
 export function onMessage(e) {
-  const msg = e.data;
+  const msg = /** @type {FromWorker} */ (e.data);
   switch (msg.type) {
     case 'ready':
       $('boot').hidden = true;
@@ -141,7 +141,7 @@ export function onMessage(e) {
       showWorkers(msg.workers);
       // The race's figures (ms per training step), for readers' tools and the GPU check.
       for (const k of ['webgpu', 'cpu']) {
-        const v = msg.race ? msg.race[`${k}_ms`] : null;
+        const v = msg.race ? msg.race[k === 'webgpu' ? 'webgpu_ms' : 'cpu_ms'] : null;
         if (v == null) delete $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`];
         else $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`] = String(v);
       }

@@ -13,14 +13,6 @@
  * @typedef {{step: number, [field: string]: any}} Snap
  * @typedef {{cfg: Config, rows: Row[], headline: string | undefined}} Pinned
  * @typedef {{id: number, cfg: Config, headline: string | undefined}} PastRun
- * A message to the worker (see www/worker.js).
- * @typedef {{type: 'start', run: number, config: Config, backend: string, autoplay: boolean, seeds: number[], bytes?: Uint8Array,
- *     workers: number, cores: number, runs: number}
- *   | {type: 'pause' | 'resume' | 'step' | 'save'}
- *   | {type: 'inspect', bytes: Uint8Array}
- *   | {type: 'set', key: string, value: string}
- *   | {type: 'seeds', seeds: number[], done: number[]}
- *   | {type: 'test', what: string}} ToWorker
  */
 
 /**

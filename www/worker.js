@@ -55,7 +55,7 @@ const CHUNK_MS = 30; // longest stretch of training between two looks at the mes
 const HOST_COPY_RATIO = 20;
 
 /** @typedef {import('./pkg/plateau.js').Session} Session */
-/** A message from the page (the protocol above). @typedef {any} Msg */
+/** A message from the page (www/messages.d.ts). @typedef {ToWorker} Msg */
 /** A live change of the run. @typedef {{step: number, key: string, value: string}} Change */
 
 /** @type {Session | null} */
@@ -66,7 +66,7 @@ let queue = [];
 /** @type {(() => void) | null} */
 let wake = null;
 let run = 0; // the page's id of the current run, echoed in 'backend' and 'chunk'
-/** @type {Msg} */
+/** @type {StartRun | null} */
 let current = null; // the start message of the current run (config and backend), for a restart
 let mainDone = false; // the run on screen stopped (finished or diverged)
 let mainStep = 0; // the step the run on screen has reached
@@ -98,7 +98,7 @@ if (GpuAdapter && GpuAdapter.prototype.requestDevice) {
   };
 }
 
-/** @param {any} msg */
+/** @param {FromWorker} msg */
 function post(msg) { self.postMessage(msg); }
 
 /** A shard worker stopped mid-step: this worker computes every slice from now on. @param {unknown} err */
@@ -164,7 +164,7 @@ async function race(config) {
   return E.raceVerdict(gpu, gpuError, cpu);
 }
 
-/** Starts the run of `msg` (a 'start' message). @param {Msg} msg */
+/** Starts the run of `msg`. @param {StartRun} msg */
 async function start(msg) {
   run = msg.run;
   current = msg;
@@ -249,6 +249,8 @@ function replayDue(sess, list, from, step) {
  * @param {unknown} err */
 async function restartOnCpu(err) {
   const copy = hostCopy;
+  const was = current;
+  if (!was) return;
   const from = copy ? `continues from step ${copy.step} (its last copy on the host)` : 'restarts from step 0';
   post({ type: 'notice', message: `WebGPU stopped working during the run (${errText(err)}); the run ${from} on the CPU backend, with the same settings and live changes.` });
   try { session?.free(); } catch (e) { /* the failed session may be unusable; drop it */ }
@@ -257,12 +259,12 @@ async function restartOnCpu(err) {
   E.forgetWebgpu();
   const changes = schedule;
   const why = copy ? `WebGPU failed during the run, so it continued from step ${copy.step} on the CPU backend.` : 'WebGPU failed during the run, so it restarted on the CPU backend.';
-  await start({ ...current, bytes: copy ? copy.bytes : undefined, backend: 'cpu', autoplay: running, reason: why });
+  await start({ ...was, bytes: copy ? copy.bytes : undefined, backend: 'cpu', autoplay: running, reason: why });
   // The copy's config already holds the changes made up to its step.
   schedule = changes;
   replayed = copy ? changes.filter((c) => c.step <= copy.step).length : 0;
   // A later restart of this run (a reset is a new start) begins again from the copy.
-  if (copy) current = { ...current, bytes: copy.bytes };
+  if (copy) current = { ...was, bytes: copy.bytes };
 }
 
 // A failure inside a WebGPU callback (e.g. a lost device) is not a rejection of the pending
@@ -332,6 +334,7 @@ async function chunk(budget, maxSteps) {
  * own seed, its live changes applied at the steps the run made them. */
 async function bandChunk() {
   if (!band.session) {
+    if (!current) return;
     band.seed = band.seeds[0];
     band.session = await E.Session.create({ ...current.config, seed: band.seed }, session ? session.backend : 'cpu');
     band.applied = 0;
@@ -341,7 +344,7 @@ async function bandChunk() {
   band.applied = due.applied;
   const out = await band.session.runFor(CHUNK_MS, Math.max(1, Math.min(1000, due.until)));
   band.step = out.step;
-  post({ type: 'band', run, seed: band.seed, step: out.step, steps: out.steps, status: out.status, rows: out.rows });
+  post({ type: 'band', run, seed: band.seed ?? -1, step: out.step, steps: out.steps, status: out.status, rows: out.rows });
   if (out.status !== 'running') {
     dropBandSession();
     band.seeds.shift();
@@ -380,7 +383,7 @@ async function handle(msg) {
       if (!session) { post({ type: 'notice', message: 'No run to save yet.' }); break; }
       try {
         const bytes = await guarded(session.saveModel());
-        post({ type: 'saved', run, bytes, step: session.step, experiment: current.config.experiment });
+        post({ type: 'saved', run, bytes, step: session.step, experiment: current?.config.experiment ?? '' });
       } catch (err) {
         post({ type: 'notice', message: `The model could not be saved: ${errText(err)}` });
       }
@@ -412,7 +415,7 @@ async function main() {
   post({ type: 'ready' });
   for (;;) {
     try {
-      while (queue.length) await handle(queue.shift());
+      for (let msg = queue.shift(); msg; msg = queue.shift()) await handle(msg);
       if (running && session && !mainDone) {
         await chunk(CHUNK_MS, 1000);
         await tick();
