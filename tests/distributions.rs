@@ -15,7 +15,7 @@
 
 use plateau::backend::cpu_device;
 use plateau::chapters::plateau::{data, PlateauTrainer};
-use plateau::config::{Preset, RunConfig, Task};
+use plateau::config::{Preset, RunConfig};
 use plateau::rng::{stream, Stream};
 use plateau::tensor::block_on;
 use plateau::train::parameters;
@@ -90,7 +90,7 @@ fn chapter_1_training_batches_are_uniform_independent_moving_window_sums() {
     // The training stream as the trainer reads it: batch s from the `Train` stream at index s.
     let mut rows: Vec<Vec<i64>> = vec![];
     for s in 0..64 {
-        let b = data::generate(Task::Mws, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s));
+        let b = data::generate(data::SumTask::MovingWindow, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s));
         rows.extend((0..b.batch).map(|i| b.row(i).to_vec()));
     }
     let total = rows.len() as f64; // 64 · 256 = 16 384 sequences

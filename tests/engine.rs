@@ -133,7 +133,7 @@ fn greedy_decoding_matches_growing_prefix_decoding() {
     let cfg = RunConfig::preset(Preset::Interactive);
     let device = cpu_device();
     let model = ch1::model_config(&cfg).init(Init::Gamma(0.2), 5, &device);
-    let held = mws::generate(Task::Mws, cfg.n, 6, &mut stream(9, Stream::Eval, 0));
+    let held = mws::generate(mws::SumTask::MovingWindow, cfg.n, 6, &mut stream(9, Stream::Eval, 0));
     let engine = block_on(greedy_decode(&model, &held, None, &device));
     let (n, b) = (cfg.n, held.batch);
     let mut by_hand = vec![];

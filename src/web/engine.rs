@@ -248,11 +248,13 @@ impl Session {
         self.inner.borrow().trainer.param_count()
     }
 
-    /// Ω of the task, `[[query, key], …]`, for outlining the attention map.
+    /// Ω of chapter 1's task, `[[query, key], …]`, for outlining the attention map (empty for the
+    /// other chapters, which have no Ω).
     pub fn omega(&self) -> JsValue {
+        use crate::chapters::plateau::data::{omega, SumTask};
         let inner = self.inner.borrow();
         let cfg = inner.trainer.config();
-        to_js(&crate::chapters::plateau::data::omega(cfg.experiment, cfg.n))
+        to_js(&SumTask::try_from(cfg.experiment).map_or(vec![], |task| omega(task, cfg.n)))
     }
 
     /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever

@@ -20,7 +20,7 @@ pub const VOCAB: usize = 18;
 pub const MODULUS: i64 = 17;
 
 /// Chapter 1's own tasks: the `experiment` values `mws` and `prefix-sum` of the config's
-/// [`Task`] (which also names the other chapters; any of those reads as moving-window sum here).
+/// [`Task`], which names every chapter's task: the others are not chapter 1's ([`TryFrom`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SumTask {
     /// Moving-window sum, the paper's main task.
@@ -29,12 +29,18 @@ pub enum SumTask {
     Prefix,
 }
 
-impl From<Task> for SumTask {
-    fn from(task: Task) -> SumTask {
-        if task == Task::PrefixSum {
-            SumTask::Prefix
-        } else {
-            SumTask::MovingWindow
+impl TryFrom<Task> for SumTask {
+    type Error = String;
+    /// Chapter 1's task of `task`; an error naming it for another chapter's.
+    fn try_from(task: Task) -> Result<SumTask, String> {
+        match task {
+            Task::Mws => Ok(SumTask::MovingWindow),
+            Task::PrefixSum => Ok(SumTask::Prefix),
+            Task::Anchors | Task::Syntax | Task::Lm => Err(format!(
+                "{} is chapter {}'s task, not one of chapter 1's sums",
+                task.name(),
+                task.chapter().number()
+            )),
         }
     }
 }
@@ -84,8 +90,8 @@ impl Batch {
 }
 
 /// The outputs of `task` for inputs `x`.
-pub fn outputs(task: impl Into<SumTask>, x: &[i64]) -> Vec<i64> {
-    match task.into() {
+pub fn outputs(task: SumTask, x: &[i64]) -> Vec<i64> {
+    match task {
         SumTask::MovingWindow => {
             (0..x.len()).map(|i| if i == 0 { x[0] } else { (x[i - 1] + x[i]) % MODULUS }).collect()
         }
@@ -100,8 +106,7 @@ pub fn outputs(task: impl Into<SumTask>, x: &[i64]) -> Vec<i64> {
 }
 
 /// Draws a batch of `batch` sequences with `n` inputs each.
-pub fn generate(task: impl Into<SumTask>, n: usize, batch: usize, rng: &mut ChaCha8Rng) -> Batch {
-    let task = task.into();
+pub fn generate(task: SumTask, n: usize, batch: usize, rng: &mut ChaCha8Rng) -> Batch {
     let mut tokens = Vec::with_capacity(batch * (2 * n + 1));
     for _ in 0..batch {
         let x: Vec<i64> = (0..n).map(|_| rng.random_range(1..=MAX_INPUT)).collect();
@@ -122,8 +127,7 @@ pub fn generate(task: impl Into<SumTask>, n: usize, batch: usize, rng: &mut ChaC
 /// `(n, 0)` and, for `r = 1..n-1`, `(n+r, r)` and `(n+r, n+r)`: the recurrent solution
 /// `y_{r+1} = y_r + x_{r+1}` reads the new input and the previous output, which is the token at
 /// the query position itself.
-pub fn omega(task: impl Into<SumTask>, n: usize) -> Vec<(usize, usize)> {
-    let task = task.into();
+pub fn omega(task: SumTask, n: usize) -> Vec<(usize, usize)> {
     let mut out = vec![(n, 0)];
     for r in 1..n {
         match task {
@@ -141,13 +145,13 @@ pub fn omega(task: impl Into<SumTask>, n: usize) -> Vec<(usize, usize)> {
 }
 
 /// The entries the attention mask multiplies by `c`: Ω without the first-output entry `(n, 0)`.
-pub fn mask_entries(task: impl Into<SumTask>, n: usize) -> Vec<(usize, usize)> {
+pub fn mask_entries(task: SumTask, n: usize) -> Vec<(usize, usize)> {
     omega(task, n).into_iter().filter(|&e| e != (n, 0)).collect()
 }
 
 /// The multiplicative mask `M` as a row-major `[2n, 2n]` matrix: ones, `c` on
 /// [`mask_entries`].
-pub fn mask_matrix(task: impl Into<SumTask>, n: usize, c: f32) -> Vec<f32> {
+pub fn mask_matrix(task: SumTask, n: usize, c: f32) -> Vec<f32> {
     let t = 2 * n;
     let mut m = vec![1.0f32; t * t];
     for (q, k) in mask_entries(task, n) {
@@ -163,13 +167,23 @@ mod tests {
 
     #[test]
     fn mws_outputs_by_hand() {
-        assert_eq!(outputs(Task::Mws, &[3, 16, 1, 9]), vec![3, 2, 0, 10]);
-        assert_eq!(outputs(Task::PrefixSum, &[3, 16, 1, 9]), vec![3, 2, 3, 12]);
+        assert_eq!(outputs(SumTask::MovingWindow, &[3, 16, 1, 9]), vec![3, 2, 0, 10]);
+        assert_eq!(outputs(SumTask::Prefix, &[3, 16, 1, 9]), vec![3, 2, 3, 12]);
+    }
+
+    #[test]
+    fn only_chapter_1s_tasks_are_sums() {
+        assert_eq!(SumTask::try_from(Task::Mws), Ok(SumTask::MovingWindow));
+        assert_eq!(SumTask::try_from(Task::PrefixSum), Ok(SumTask::Prefix));
+        for other in [Task::Anchors, Task::Syntax, Task::Lm] {
+            let e = SumTask::try_from(other).unwrap_err();
+            assert!(e.contains(other.name()) && e.contains("not one of chapter 1's sums"), "{e}");
+        }
     }
 
     #[test]
     fn generated_batches_satisfy_the_task() {
-        for task in [Task::Mws, Task::PrefixSum] {
+        for task in [SumTask::MovingWindow, SumTask::Prefix] {
             let b = generate(task, 16, 128, &mut stream(3, Stream::Train, 0));
             assert_eq!(b.tokens.len(), 128 * 33);
             for i in 0..b.batch {
@@ -186,7 +200,7 @@ mod tests {
 
     #[test]
     fn every_input_value_occurs() {
-        let b = generate(Task::Mws, 16, 64, &mut stream(0, Stream::Train, 0));
+        let b = generate(SumTask::MovingWindow, 16, 64, &mut stream(0, Stream::Train, 0));
         for v in 1..=16 {
             assert!(b.tokens.contains(&v));
         }
@@ -194,13 +208,13 @@ mod tests {
 
     #[test]
     fn omega_for_the_paper_setup() {
-        let o = omega(Task::Mws, 16);
+        let o = omega(SumTask::MovingWindow, 16);
         assert_eq!(o.len(), 31);
         assert_eq!(o[0], (16, 0));
         assert_eq!(o[1..3], [(17, 0), (17, 1)]);
         assert_eq!(o[29..], [(31, 14), (31, 15)]);
-        assert_eq!(mask_entries(Task::Mws, 16).len(), 30);
-        let m = mask_matrix(Task::Mws, 16, 2.5);
+        assert_eq!(mask_entries(SumTask::MovingWindow, 16).len(), 30);
+        let m = mask_matrix(SumTask::MovingWindow, 16, 2.5);
         assert_eq!(m[16 * 32], 1.0, "(16,0) is not masked");
         assert_eq!(m[17 * 32], 2.5);
         assert_eq!(m.iter().filter(|&&v| v == 2.5).count(), 30);

@@ -95,8 +95,7 @@ pub fn mean_hidden_cosine(c: &[f64], n: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chapters::plateau::data::omega;
-    use crate::config::Task;
+    use crate::chapters::plateau::data::{omega, SumTask};
 
     #[test]
     fn cross_entropy_by_hand() {
@@ -121,7 +120,7 @@ mod tests {
     #[test]
     fn ground_truth_repetition_is_about_0_058() {
         let b = crate::chapters::plateau::data::generate(
-            Task::Mws,
+            SumTask::MovingWindow,
             16,
             4000,
             &mut crate::rng::stream(0, crate::rng::Stream::Eval, 0),
@@ -132,7 +131,7 @@ mod tests {
     }
 
     /// The optimal map: weight only on Ω in every output row.
-    fn optimal_map(n: usize, task: Task, w: f32) -> Vec<f32> {
+    fn optimal_map(n: usize, task: SumTask, w: f32) -> Vec<f32> {
         let t = 2 * n;
         let mut a = vec![0.0f32; t * t];
         for (q, k) in omega(task, n) {
@@ -144,8 +143,8 @@ mod tests {
     #[test]
     fn apm_is_one_on_the_optimal_map_and_reads_exact_omega() {
         let (n, t) = (16, 32);
-        let o = omega(Task::Mws, n);
-        let a = optimal_map(n, Task::Mws, -0.7); // signs do not matter
+        let o = omega(SumTask::MovingWindow, n);
+        let a = optimal_map(n, SumTask::MovingWindow, -0.7); // signs do not matter
         assert!((apm(&a, t, n, &o) - 1.0).abs() < 1e-12);
         // input rows (t < n) are ignored entirely
         let mut b = a.clone();

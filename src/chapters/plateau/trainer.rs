@@ -21,6 +21,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 /// Chapter 1 for the one [`Trainer`]: the task's batches, the paper's init and Adam, the mask
 /// on Ω, and the paper's metrics.
 pub struct Plateau {
+    /// The run's task.
+    task: data::SumTask,
     /// The multiplicative mask matrix for the strength in force (c, built once per (c, n) and
     /// kept while c stays the same).
     mask: Option<(f64, Vec<f32>)>,
@@ -53,7 +55,7 @@ impl Plateau {
         }
         let t = 2 * cfg.n;
         if self.mask.as_ref().is_none_or(|(cached, _)| *cached != c) {
-            self.mask = Some((c, data::mask_matrix(cfg.experiment, cfg.n, c as f32)));
+            self.mask = Some((c, data::mask_matrix(self.task, cfg.n, c as f32)));
         }
         let values = self.mask.as_ref().expect("just set").1.clone();
         Some(Tensor::from_data(TensorData::new(values, [t, t]), device))
@@ -75,7 +77,9 @@ impl Chapter for Plateau {
 
     fn build(cfg: &RunConfig, device: &Device) -> (Plateau, Transformer) {
         let model = model_config(cfg).init(Init::Paper, cfg.seed, device);
-        (Plateau { mask: None }, model)
+        // Run::of_chapter builds this chapter for chapter 1's tasks only.
+        let task = data::SumTask::try_from(cfg.experiment).expect("chapter 1 trains chapter 1's tasks");
+        (Plateau { task, mask: None }, model)
     }
 
     fn optimizer(_cfg: &RunConfig) -> crate::train::Optim {
@@ -95,7 +99,7 @@ impl Chapter for Plateau {
         device: &Device,
     ) -> Forward<PlateauBatch> {
         let (n, t) = (cfg.n, 2 * cfg.n);
-        let batch = data::generate(cfg.experiment, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s as u64));
+        let batch = data::generate(self.task, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s as u64));
         let mask = self.mask(cfg, s, device);
         let inputs = part.slice(int_tensor(batch.inputs(), cfg.batch, t, device), cfg.batch);
         let targets = part.slice(int_tensor(batch.targets(), cfg.batch, t, device), cfg.batch);
@@ -139,7 +143,7 @@ impl Chapter for Plateau {
 
         let mask = self.mask(cfg, s, plain);
         let eb = cfg.eval_batch;
-        let held = data::generate(cfg.experiment, n, eb, &mut stream(cfg.seed, Stream::Eval, s as u64));
+        let held = data::generate(self.task, n, eb, &mut stream(cfg.seed, Stream::Eval, s as u64));
         let held_targets = held.targets();
         let fwd = model.forward(int_tensor(held.inputs(), eb, t, plain), mask.as_ref());
         let logits = read_f32(fwd.logits).await;
@@ -147,7 +151,7 @@ impl Chapter for Plateau {
         let test_output_loss = m::cross_entropy(&logits, &held_targets, t, VOCAB, outputs);
         let attention = read_f32(fwd.attention[0].clone().mean_dim(1)).await; // [eb, t, t]
         let hidden = read_f32(fwd.hidden).await; // [eb, t, d]
-        let omega = data::omega(cfg.experiment, n);
+        let omega = data::omega(self.task, n);
         let apm = m::apm(&attention, t, n, &omega);
         let cos = m::hidden_cosine_matrix(&hidden, t, d, n);
         let hidden_cos = m::mean_hidden_cosine(&cos, n);
