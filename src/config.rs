@@ -380,11 +380,6 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
-    /// The sequence length `2n+1` (inputs, SEP, outputs).
-    pub fn seq_len(&self) -> usize {
-        2 * self.n + 1
-    }
-
     /// The value of a parameter as text (the form flags and URLs use).
     pub fn get(&self, key: &str) -> Option<String> {
         Some(match spec(key)?.field {
