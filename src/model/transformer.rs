@@ -37,6 +37,15 @@ pub struct TransformerConfig {
     pub causal: bool,
 }
 
+/// Which positions a token attends to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sees {
+    /// Itself and the earlier ones (a decoder).
+    Earlier,
+    /// Every position (an encoder).
+    All,
+}
+
 /// One pre-LN block: attention then MLP, each with a residual connection.
 #[derive(Module, Debug)]
 pub struct Block {
@@ -80,8 +89,15 @@ fn linear(init: &mut Initializer, d_in: usize, d_out: usize, bias: bool, role: R
 
 impl TransformerConfig {
     /// The shape a run's config asks for (its layers, heads, `d_model` and `d_ff`) with a
-    /// chapter's vocabulary, number of positions and kind of attention.
-    pub fn sized(cfg: &crate::config::RunConfig, vocab: usize, positions: usize, softmax: bool, causal: bool) -> Self {
+    /// chapter's vocabulary, number of positions, kind of attention and which positions a token
+    /// sees.
+    pub fn sized(
+        cfg: &crate::config::RunConfig,
+        vocab: usize,
+        positions: usize,
+        attention: crate::config::Attention,
+        sees: Sees,
+    ) -> Self {
         TransformerConfig {
             vocab,
             positions,
@@ -89,8 +105,8 @@ impl TransformerConfig {
             heads: cfg.heads,
             d_model: cfg.d_model,
             d_ff: cfg.d_ff,
-            softmax,
-            causal,
+            softmax: attention == crate::config::Attention::Softmax,
+            causal: sees == Sees::Earlier,
         }
     }
 

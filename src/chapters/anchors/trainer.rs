@@ -9,10 +9,10 @@
 use super::data::{AnchorBatch, AnchorTask, MemoryDesign, VOCAB};
 use super::metrics as m;
 use super::rows::{AnchorRow, AnchorSnapshot};
-use crate::config::{ModelKind, RunConfig};
+use crate::config::{Attention, ModelKind, RunConfig};
 use crate::model::emb_mlp::{EmbMlp, EmbMlpConfig};
 use crate::model::init::Init;
-use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::model::transformer::{Sees, Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
 use crate::train::{Chapter, Forward, Observed, Part, Trainer};
@@ -100,7 +100,8 @@ impl Chapter for Anchors {
         let init = Init::Gamma(cfg.gamma);
         let net = match cfg.model {
             ModelKind::Transformer => AnchorNet::Transformer(
-                TransformerConfig::sized(cfg, VOCAB, cfg.seq_len, true, true).init(init, cfg.seed, device),
+                TransformerConfig::sized(cfg, VOCAB, cfg.seq_len, Attention::Softmax, Sees::Earlier)
+                    .init(init, cfg.seed, device),
             ),
             ModelKind::EmbMlp => AnchorNet::EmbMlp(
                 EmbMlpConfig { vocab: VOCAB, d_model: cfg.d_model, d_ff: cfg.d_ff }.init(init, cfg.seed, device),

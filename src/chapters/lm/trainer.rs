@@ -18,9 +18,9 @@
 use super::corpus::{self, Corpus, CONTEXT, GENERATE, PROMPT_LEN, VOCAB};
 use super::metrics as m;
 use super::rows::{Generation, LmRow, LmSnapshot};
-use crate::config::RunConfig;
+use crate::config::{Attention, RunConfig};
 use crate::model::init::Init;
-use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::model::transformer::{Sees, Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::cross_entropy;
 use crate::tensor::{int_tensor, read_f32};
@@ -41,7 +41,7 @@ pub type LmTrainer = Trainer<Lm>;
 
 /// The decoder shape a chapter 4 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, VOCAB, CONTEXT, true, true)
+    TransformerConfig::sized(cfg, VOCAB, CONTEXT, Attention::Softmax, Sees::Earlier)
 }
 
 /// The starts of `count` windows of `CONTEXT + 1` tokens evenly spaced over `len` tokens.

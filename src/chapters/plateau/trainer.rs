@@ -10,9 +10,9 @@
 use super::data::{self, Batch, VOCAB};
 use super::metrics as m;
 use super::rows::{MetricRow, Sample, Snapshot};
-use crate::config::{Attention, RunConfig};
+use crate::config::RunConfig;
 use crate::model::init::Init;
-use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::model::transformer::{Sees, Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{cross_entropy, int_tensor, read_f32, read_i64};
 use crate::train::{Chapter, Forward, Observed, Part, Trainer};
@@ -33,7 +33,7 @@ pub type PlateauTrainer = Trainer<Plateau>;
 
 /// The transformer shape a chapter 1 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, VOCAB, super::data::input_positions(cfg.n), cfg.attention == Attention::Softmax, true)
+    TransformerConfig::sized(cfg, VOCAB, super::data::input_positions(cfg.n), cfg.attention, Sees::Earlier)
 }
 
 /// The mask strength in force at step `s` (1 when off).

@@ -17,9 +17,9 @@ use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, PAD};
 use super::language::{self as lang, Grammar};
 use super::metrics::{self as m, Direction};
 use super::rows::{direction_name, SyntaxRow, SyntaxSnapshot};
-use crate::config::RunConfig;
+use crate::config::{Attention, RunConfig};
 use crate::model::init::Init;
-use crate::model::transformer::{Transformer, TransformerConfig};
+use crate::model::transformer::{Sees, Transformer, TransformerConfig};
 use crate::rng::{stream, Stream};
 use crate::tensor::{int_tensor, read_f32};
 use crate::train::{Chapter, Forward, Observed, Part, Trainer};
@@ -266,7 +266,13 @@ async fn showcase_snapshot(
 
 /// The encoder shape a chapter 3 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, lang::vocab_size(cfg.grammar), lang::max_len(cfg.grammar), true, false)
+    TransformerConfig::sized(
+        cfg,
+        lang::vocab_size(cfg.grammar),
+        lang::max_len(cfg.grammar),
+        Attention::Softmax,
+        Sees::All,
+    )
 }
 
 /// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).
