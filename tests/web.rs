@@ -74,7 +74,12 @@ async fn one_step(device: &Device) -> (f32, Vec<f64>, Vec<f32>) {
     let cfg = tiny();
     let device_ad = device.clone().autodiff();
     let model = ch1::model_config(&cfg).init(Init::Paper, 3, &device_ad);
-    let batch = mws::generate(mws::SumTask::try_from(cfg.experiment).unwrap(), cfg.n, cfg.batch, &mut stream(3, Stream::Train, 0));
+    let batch = mws::generate(
+        mws::SumTask::try_from(cfg.experiment).unwrap(),
+        cfg.n,
+        cfg.batch,
+        &mut stream(3, Stream::Train, 0),
+    );
     let t = 2 * cfg.n;
     let f = model.forward(int_tensor(batch.inputs(), cfg.batch, t, &device_ad), None);
     let loss = cross_entropy(f.logits, int_tensor(batch.targets(), cfg.batch, t, &device_ad));
