@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ARTIFACTS, e2eSuite } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite, warmUpDone } from './helpers.mjs';
 
 const WAIT_MS = 120_000; // generous: two slow cores, CPU backend, several Chromiums at once
 const TEST_TIMEOUT = 4 * 60_000;
@@ -83,7 +83,7 @@ test('loads, starts training, and the charts and status change', { timeout: TEST
         .observe({ type: 'longtask' });
     });
     // The drawing code was compiled at load by drawing chapter 1's chart kinds off the page.
-    assert.deepEqual(await page.evaluate(() => window.plateauWarmUp), { jobs: 4, drawn: 4, failed: [] });
+    assert.deepEqual(await warmUpDone(page), { jobs: 4, drawn: 4, failed: [] });
     // First drawn state with at least one metric row.
     await waitFn(page, () => /at step \d+/.test(document.querySelector('#sum-loss').textContent));
     assert.match(await text(page, '#run-state'), /^(training|finished)$/);

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ARTIFACTS, e2eSuite } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite, warmUpDone } from './helpers.mjs';
 
 const WAIT_MS = 240_000;
 const TEST_TIMEOUT = 8 * 60_000;
@@ -26,7 +26,7 @@ test('chapter 4: the hidden states collapse and recover, live', { timeout: TEST_
   await run(async () => {
     await waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
     assert.equal(await page.$eval('[data-experiment="lm"]', (b) => b.getAttribute('aria-current')), 'true');
-    assert.deepEqual(await page.evaluate(() => window.plateauWarmUp), { jobs: 4, drawn: 4, failed: [] }, 'the drawing code compiled at load');
+    assert.deepEqual(await warmUpDone(page), { jobs: 4, drawn: 4, failed: [] }, 'the drawing code compiled at load');
     // The collapse shows in the status line while the run trains.
     await waitFn(page, () => window.plateauLm && window.plateauLm.collapsed);
     const collapsed = await page.evaluate(() => window.plateauLm.collapsed);

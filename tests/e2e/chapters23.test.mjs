@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ARTIFACTS, e2eSuite } from './helpers.mjs';
+import { ARTIFACTS, e2eSuite, warmUpDone } from './helpers.mjs';
 
 const WAIT_MS = 240_000; // the runs below take a minute or two on two slow cores
 const TEST_TIMEOUT = 8 * 60_000;
@@ -89,7 +89,7 @@ test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: 
   const { page, run } = await openPage('lambda', { query: '?experiment=syntax&lambda=0.1&steps=300&eval-every=25&snapshot-every=50' });
   await run(async () => {
     await booted(page);
-    assert.deepEqual(await page.evaluate(() => window.plateauWarmUp), { jobs: 5, drawn: 5, failed: [] }, 'lines, two heatmaps, a summary and the arcs, drawn off the page at load');
+    assert.deepEqual(await warmUpDone(page), { jobs: 5, drawn: 5, failed: [] }, 'lines, two heatmaps, a summary and the arcs, drawn off the page at load');
     assert.equal(await page.$eval('#lambda-out', (el) => el.textContent), '0.1');
     const { cols, rows } = await finishedCsv(page, 'chapter3-lambda0.1.csv');
     assert.ok(cols.join(',').startsWith('step,loss,heldout_loss,uas,agreement_acc,sas_reg'));

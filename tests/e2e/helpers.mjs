@@ -207,3 +207,16 @@ export function e2eSuite(prefix, { waitMs = 120_000, before, after } = {}) {
     get browser() { return s.browser; },
   };
 }
+
+/**
+ * What the page's warm-up drew (`window.plateauWarmUp`), once every job has run. The warm-up
+ * draws one chart per timer task after the page boots, so on a loaded machine it may still be
+ * drawing when the backend shows: reading it at boot raced it (a CI run read 2 of 5 drawn).
+ */
+export async function warmUpDone(page, timeout = 60_000) {
+  await page.waitForFunction(() => {
+    const w = window.plateauWarmUp;
+    return w && w.drawn + w.failed.length === w.jobs;
+  }, null, { timeout, polling: 100 });
+  return page.evaluate(() => window.plateauWarmUp);
+}
