@@ -491,7 +491,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "qk-init",
         doc: "Chapter 3: the init std of the query and key weights as a multiple of the paper's 0.02 (1 = the paper's; smaller = attention starts closer to uniform).",
-        kind: Kind::Float { min: 0.01, max: 10.0, log: true },
+        kind: Kind::Float { min: 0.001, max: 10.0, log: true },
         live: false,
         field: real!(qk_init),
         chapters: &[3],

@@ -96,6 +96,7 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
     ("flat-out", "output projections N(0, 0.02²) as the reference toy", "syntax-copy", &[("flat-out", "1")]),
     ("qk0.1", "W_q, W_k drawn with 0.1 × the std", "syntax-copy", &[("qk-init", "0.1")]),
     ("qk0.01", "W_q, W_k drawn with 0.01 × the std", "syntax-copy", &[("qk-init", "0.01")]),
+    ("qk0.001", "W_q, W_k drawn with 0.001 × the std", "syntax-copy", &[("qk-init", "0.001")]),
 ];
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),

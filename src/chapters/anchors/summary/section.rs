@@ -235,19 +235,43 @@ pub fn budget_section(
             searched.len()
         ),
     };
+    // A γ other than the compare view's is a candidate measured in its place (issue 50 item 6):
+    // its section says so and the page quotes nothing of it.
+    let page_gamma = crate::config::DEFAULT_COMPARE;
+    let candidate = base.gamma != page_gamma;
+    let (title, candidate_line, page_line, on_page) = if candidate {
+        (
+            format!("the large init's budget at γ {}, a candidate for the compare view", base.gamma),
+            format!(
+                " The page's compare view trains γ {page_gamma} (`config::DEFAULT_COMPARE`); this section measures \
+                 γ {} as a candidate in its place, by the same rules.",
+                base.gamma
+            ),
+            format!("The page's compare view trains γ {page_gamma}, not this candidate."),
+            String::new(),
+        )
+    } else {
+        (
+            "the large init's budget in the compare view".to_string(),
+            String::new(),
+            page_line,
+            format!(
+                "### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section \
+                 `chapter2-budget-findings`):\n\n> {paragraph}\n"
+            ),
+        )
+    };
     let section = format!(
-        "## Chapter 2 — the large init's budget in the compare view (generated)\n\n\
+        "## Chapter 2 — {title} (generated)\n\n\
          {written_by}, from the runs in `{dir}/`. The compare view trains the page's default (γ {}) beside a \
-         large init (γ {}), which settles later. Each seed trains the large init {} steps ({}, {}, γ-init, \
+         large init (γ {}), which settles later.{candidate_line} Each seed trains the large init {} steps ({}, {}, γ-init, \
          AdamW), read at each budget: the learning rate is constant after its {}-step warm-up, so a run's \
          first B steps are a run of B steps.{prefix_line} Rules fixed before the runs \
          (`chapters::anchors::summary::budget`): a run has *settled* at B when its answer on the held-out \
          pair at the last evaluation up to B is inferential or symmetric and held for {HOLD_EVALS} \
          evaluations (✓); the budget is the smallest B at which at least {needed} of the searched seeds \
          settled symmetric, then counted on the fresh seeds alone. Every finished run is listed.\n\n{table}\n\
-         ### What it shows\n\nSettled symmetric: {counts}. {verdict} {page_line}\n\n\
-         ### On the page\n\nChapter 2's text quotes this paragraph (`index.html`, section \
-         `chapter2-budget-findings`):\n\n> {paragraph}\n",
+         ### What it shows\n\nSettled symmetric: {counts}. {verdict} {page_line}\n\n{on_page}",
         RunConfig::defaults(crate::config::Task::Anchors, base.preset).gamma,
         base.gamma,
         base.steps,
