@@ -2,7 +2,7 @@
 // The page: boot (the engine, the URL, the controls, the worker) and the wiring of its buttons.
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
-import init, { chapterList, editConfig, paramSchema, parsePage, parseQuery, runHeadline } from './pkg-view/plateau.js';
+import init, { chapterList, editConfig, paramSchema, readUrl, runHeadline } from './pkg-view/plateau.js';
 import { addPageJob, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, download, errText, field, notice, showError } from './dom.js';
@@ -132,20 +132,19 @@ async function boot() {
   }
   state.schema = paramSchema();
   buildControls(state.schema, $('controls'), null);
-  const parsed = parseQuery(window.location.search);
-  parsed.notices.forEach(notice);
-  // The page's own keys (backend, hide, controls, autoplay, only, seeds, compare): read by the
-  // engine's table of them (config::PAGE_KEYS), with the controls and charts this page has.
+  // The address, read once by the engine: the run's config and the page's own keys (backend,
+  // hide, controls, autoplay, only, seeds, compare: config::PAGE_KEYS, checked against the
+  // controls and charts this page has), with a notice for every value it could not take.
   placeKeyControls();
   const ids = pageIds();
-  const page = parsePage(window.location.search, ids.controls, ids.charts);
-  page.notices.forEach(notice);
-  const { backend, ...flags } = page.flags;
+  const url = readUrl(window.location.search, ids.controls, ids.charts);
+  url.notices.forEach(notice);
+  const { backend, ...flags } = url.page;
   state.backendOverride = backend;
   state.page = flags;
   field('seeds').value = String(state.page.seeds);
   showCompare();
-  state.cfg = parsed.config;
+  state.cfg = url.config;
   applyPageFlags();
   setControls(state.cfg);
   showChapter(chapter()); // the URL's chapter on the first screen at once, before the worker is up

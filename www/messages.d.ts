@@ -21,8 +21,8 @@ type StartRun = {
 
 /** A message from the page to the training worker. */
 type ToWorker =
-  /** First: the URL's backend, so the engine is fetched at once. */
-  | { type: 'prefetch'; backend: string }
+  /** First: the page's URL query (`location.search`); its backend chooses the engine, fetched at once. */
+  | { type: 'prefetch'; query: string }
   | StartRun
   | { type: 'pause' | 'resume' | 'step' | 'save' }
   /** What a model file holds (answered by 'model-info'). */

@@ -241,9 +241,9 @@ export function startWorker() {
   const failed = (/** @type {ErrorEvent} */ e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
   worker.onmessage = onMessage;
   worker.onerror = failed;
-  // The backend the URL asks for, at once: the worker chooses and fetches its engine while the
-  // page sets up the first run.
-  if (!early) worker.postMessage({ type: 'prefetch', backend: state.backendOverride || '' });
+  // The address at once: the worker reads its backend (`queryBackend`), chooses and fetches its
+  // engine while the page sets up the first run.
+  if (!early) worker.postMessage({ type: 'prefetch', query: window.location.search });
   state.worker = worker;
   if (early) {
     early.errors.forEach(failed);

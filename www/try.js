@@ -5,7 +5,7 @@
 // command-line tool at that configuration show (the engine's `measuredOutcome` on
 // www/measured.json), or that none were measured. The step's own sentence says only what to look
 // for: every number under it comes from the measured runs.
-import { companionSteps, configQuery, editConfig, measuredOutcome, pageQuery as pageKeys, parsePage, parseQuery } from './pkg-view/plateau.js';
+import { companionSteps, configQuery, editConfig, measuredOutcome, pageQuery as pageKeys, parsePage, parseQuery, readUrl } from './pkg-view/plateau.js';
 import { chapterView, scheduleDraw } from './charts.js';
 import { showCompare } from './compare.js';
 import { setControls } from './controls.js';
@@ -111,14 +111,12 @@ export function markCurrent() {
 /** Reads a URL's query as the page does at load (config, page keys), resets and plays: a step's
  * link, or back/forward to one. @param {string} search */
 export function applyQuery(search) {
-  const parsed = parseQuery(search);
-  parsed.notices.forEach(notice);
   const { controls, charts } = pageIds();
-  const page = parsePage(search, controls, charts);
-  page.notices.forEach(notice);
-  const { backend: _backend, ...flags } = page.flags; // the backend stays the one this page chose
+  const url = readUrl(search, controls, charts);
+  url.notices.forEach(notice);
+  const { backend: _backend, ...flags } = url.page; // the backend stays the one this page chose
   state.page = flags;
-  state.cfg = parsed.config;
+  state.cfg = url.config;
   showCompare();
   applyPageFlags();
   setControls(state.cfg);

@@ -1,6 +1,6 @@
 // @ts-check
 // The training worker, started while the page's modules load (a classic script runs as the page
-// is parsed, before the deferred module www/app.js), and told the URL's backend at once, so that
+// is parsed, before the deferred module www/app.js), and handed the URL at once, so that
 // it chooses and fetches its engine meanwhile. www/protocol.js adopts it (`startWorker`) with the
 // messages it posted before the page was ready; without it (or when it failed to start) the page
 // starts its worker itself.
@@ -12,8 +12,9 @@
     const early = { worker, messages: [], errors: [] };
     worker.onmessage = (e) => { early.messages.push(e); };
     worker.onerror = (e) => { early.errors.push(e); };
-    // The raw value: the engine's backend choice reads it (an unknown one chooses automatically).
-    worker.postMessage({ type: 'prefetch', backend: new URLSearchParams(window.location.search).get('backend') || '' });
+    // The address as it is: the worker reads its backend= with the engine (`queryBackend`), so
+    // the main thread parses the query once, in the page's engine (`readUrl`).
+    worker.postMessage({ type: 'prefetch', query: window.location.search });
     window.plateauEarlyWorker = early;
   } catch (err) {
     // No module workers here: the page starts its worker itself (and says so if it cannot).

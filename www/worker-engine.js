@@ -3,7 +3,7 @@
 // backend choice may train on WebGPU, else the CPU one (www/pkg-cpu, the smaller download). The
 // choice (the engine's `chooseBackend`, in the page's view build) is asked first; the engine it
 // needs is fetched then, once (a later run that needs the other one fetches that too).
-import initView, { chooseBackend } from './pkg-view/plateau.js';
+import initView, { chooseBackend, queryBackend } from './pkg-view/plateau.js';
 
 /** @typedef {typeof import('./pkg/plateau.js')} Engine */
 /** @type {Engine} */
@@ -41,6 +41,12 @@ const choices = new Map();
 export function choose(override) {
   if (!choices.has(override)) choices.set(override, viewLoaded.then(() => chooseBackend(override)));
   return /** @type {Promise<any>} */ (choices.get(override));
+}
+
+/** The prefetch: chooses the backend the URL `query` asks for (its `backend=`, read by the
+ * engine) and fetches that engine, so that it is ready when the first run starts. @param {string} query */
+export function prefetch(query) {
+  viewLoaded.then(() => choose(queryBackend(query))).then((c) => engine(c.engine)).catch(() => { /* start() says why */ });
 }
 
 /** Forgets the choice for `override`: the next run probes the adapter again. @param {string} override */

@@ -5,7 +5,8 @@
 // www/worker-shards.js.
 //
 // Protocol (page → worker):
-//   {type:'prefetch', backend}        first: the URL's backend, so the engine is fetched at once
+//   {type:'prefetch', query}          first: the page's URL query; its backend= chooses the engine,
+//                                      fetched at once
 //   {type:'start', run, config, backend, seeds, workers, cores, runs}  new run ("webgpu" | "cpu" | "race" | "" = choose;
 //                                      a hardware adapter, or "race", times both backends on the
 //                                      run's model and trains on the faster, see src/race.rs);
@@ -43,7 +44,7 @@
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
 import { loadCorpus } from './corpus.js';
-import { E, choose, errText, engine, engineKind, forgetChoice, useEngine, viewLoaded } from './worker-engine.js';
+import { E, choose, errText, engineKind, forgetChoice, prefetch, useEngine, viewLoaded } from './worker-engine.js';
 import { dropHelpers, helpers, shardedChunk, startHelpers, tellHelpers } from './worker-shards.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
@@ -108,8 +109,8 @@ function helperLost(err) {
 }
 
 self.onmessage = (e) => {
-  // The page's first message: the URL's backend, so that the engine is fetched at once.
-  if (e.data.type === 'prefetch') { choose(e.data.backend).then((c) => engine(c.engine)).catch(() => { /* start() says why */ }); return; }
+  // The page's first message: the URL's query, whose backend chooses the engine, fetched at once.
+  if (e.data.type === 'prefetch') { prefetch(e.data.query); return; }
   queue.push(e.data);
   if (wake) { const w = wake; wake = null; w(); }
 };

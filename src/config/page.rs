@@ -155,16 +155,12 @@ pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bo
 /// `URLSearchParams.get` reads it), leniently: a value not allowed becomes a notice and the
 /// default. `controls` and `charts` are the ids the page has (the engine does not know them).
 pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (PageFlags, Vec<String>) {
-    let pairs: Vec<(String, String)> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (super::url_decode(k), super::url_decode(v)),
-            None => (super::url_decode(p), String::new()),
-        })
-        .collect();
-    let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    page_from_parsed(&super::Query::parse(query), controls, charts)
+}
+
+/// [`page_from_query`] of a parsed query.
+pub fn page_from_parsed(query: &super::Query, controls: &[String], charts: &[String]) -> (PageFlags, Vec<String>) {
+    let get = |key: &str| query.first(key);
     let list =
         |v: &str| -> Vec<String> { v.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect() };
     let mut flags = PageFlags::default();
@@ -214,7 +210,7 @@ pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (
     }
     flags.compare = match get("compare") {
         // A link of URL version 1 predates the compare view: it trains alone.
-        None if get("v") == Some("1") => None,
+        None if query.version() == Some("1") => None,
         None => Some(DEFAULT_COMPARE),
         Some("off") => None,
         Some(v) => {
@@ -238,7 +234,7 @@ pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (
         }
     };
     // A link older than URL version 4 trained both runs to the same steps.
-    let old = get("v").and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| (1..4).contains(&v));
+    let old = query.version().and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| (1..4).contains(&v));
     flags.compare_steps = match get("compare-steps") {
         None if old => Some(0),
         None | Some("auto") => None,

@@ -28,31 +28,70 @@ pub fn url_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A config from a URL query (`a=1&b=2`, a leading `?` optional), leniently: a `preset`, then an
-/// `experiment`, then the other keys apply ([`RunConfig::apply_pairs`]); each rejected value
-/// becomes a notice and its safe value is used. Keys the schema does not know (page-only keys
-/// such as `backend`, `hide`, `autoplay`) are left to the page and not reported.
+/// A URL query read once: its `key=value` pairs in order, both sides percent-decoded
+/// ([`url_decode`]; a part without `=` is a key with an empty value). [`from_parsed`],
+/// [`query_notices_of`] and [`super::page_from_parsed`] read the same pairs, and [`read_url`]
+/// parses a page's query once for all three.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Splits and decodes `query` (`a=1&b=2`, a leading `?` optional).
+    ///
+    /// ```
+    /// let q = plateau::config::Query::parse("?c=2.5&hide=prose%2Cnav&c=3&v=4&flag");
+    /// assert_eq!(q.first("c"), Some("2.5"));
+    /// assert_eq!(q.first("hide"), Some("prose,nav"));
+    /// assert_eq!(q.first("flag"), Some(""));
+    /// assert_eq!(q.version(), Some("4"));
+    /// ```
+    pub fn parse(query: &str) -> Query {
+        let pairs = query
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (url_decode(k), url_decode(v)),
+                None => (url_decode(p), String::new()),
+            })
+            .collect();
+        Query { pairs }
+    }
+
+    /// Every pair, in query order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+
+    /// The first value of `key` (as `URLSearchParams.get` reads it): how the page keys read.
+    pub fn first(&self, key: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// The link's URL format version `v` (its last value, as the config keys read: the last
+    /// value of a key applies), whatever it says; [`from_parsed`] reads an unknown one as today's.
+    pub fn version(&self) -> Option<&str> {
+        self.pairs.iter().rev().find(|(k, _)| k == "v").map(|(_, v)| v.as_str())
+    }
+}
+
+/// A config from a URL query (`a=1&b=2`, a leading `?` optional), leniently ([`from_parsed`]).
 pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
-    let pairs: Vec<(String, String)> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (url_decode(k), url_decode(v)),
-            None => (url_decode(p), String::new()),
-        })
-        .filter(|(k, _)| spec(k).is_some())
-        .collect();
+    from_parsed(&Query::parse(query))
+}
+
+/// A config from a parsed URL query, leniently: a `preset`, then an `experiment`, then the other
+/// keys apply ([`RunConfig::apply_pairs`]); each rejected value becomes a notice and its safe
+/// value is used. Keys the schema does not know (page-only keys such as `backend`, `hide`,
+/// `autoplay`) are left to the page and not reported.
+pub fn from_parsed(query: &Query) -> (RunConfig, Vec<ConfigError>) {
+    let pairs: Vec<&(String, String)> = query.pairs().iter().filter(|(k, _)| spec(k).is_some()).collect();
     // A link written against older defaults keeps them: a key it left out took that version's
     // default when it was written. They are read with the link's own keys (after its chapter and
     // preset), so that the rules between keys see them (a one-shard link's batch).
-    let version = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .filter(|(k, _)| url_decode(k) == "v")
-        .map(|(_, v)| url_decode(v))
-        .next_back();
+    let version = query.version();
     let mut chapter = RunConfig::default();
     chapter.apply_pairs(
         pairs.iter().filter(|(k, _)| k == "preset" || k == "experiment").map(|(k, v)| (k.as_str(), v.as_str())),
@@ -73,7 +112,7 @@ pub fn from_query(query: &str) -> (RunConfig, Vec<ConfigError>) {
         }
     }
     let mut cfg = RunConfig::default();
-    let notices = cfg.apply_pairs(old.iter().chain(&pairs).map(|(k, v)| (k.as_str(), v.as_str())));
+    let notices = cfg.apply_pairs(old.iter().chain(pairs.iter().copied()).map(|(k, v)| (k.as_str(), v.as_str())));
     (cfg, notices)
 }
 
@@ -123,15 +162,45 @@ pub fn edit(cfg: &RunConfig, key: &str, value: &str) -> (RunConfig, Vec<ConfigEr
     }
 }
 
+/// What a page reads from its URL, parsed once ([`read_url`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Url {
+    /// The run's config ([`from_parsed`]).
+    pub config: RunConfig,
+    /// The page keys ([`super::page_from_parsed`]).
+    pub page: PageFlags,
+    /// Every notice, in this order: the config's rejected values, unknown keys and versions
+    /// ([`query_notices_of`]), the page keys' rejected values.
+    pub notices: Vec<String>,
+}
+
+/// A page's URL query read once: the config, the page keys (`controls` and `charts` the ids the
+/// page has) and every notice.
+///
+/// ```
+/// let url = plateau::config::read_url("?experiment=anchors&gamma=9&autoplay=2&frob=1", &[], &[]);
+/// assert_eq!(url.config.experiment, plateau::config::Task::Anchors);
+/// assert!(url.page.autoplay);
+/// assert_eq!(url.notices.len(), 3, "{:?}", url.notices);
+/// ```
+pub fn read_url(query: &str, controls: &[String], charts: &[String]) -> Url {
+    let q = Query::parse(query);
+    let (config, rejected) = from_parsed(&q);
+    let (page, page_notices) = super::page_from_parsed(&q, controls, charts);
+    let notices = rejected.into_iter().map(|e| e.to_string()).chain(query_notices_of(&q)).chain(page_notices).collect();
+    Url { config, page, notices }
+}
+
 /// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
 /// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
 pub fn query_notices(query: &str) -> Vec<String> {
+    query_notices_of(&Query::parse(query))
+}
+
+/// [`query_notices`] of a parsed query.
+pub fn query_notices_of(query: &Query) -> Vec<String> {
     let mut out = vec![];
-    for part in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = match part.split_once('=') {
-            Some((k, v)) => (url_decode(k), url_decode(v)),
-            None => (url_decode(part), String::new()),
-        };
+    for (k, v) in query.pairs() {
         if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
             out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
         } else if spec(&k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {

@@ -269,6 +269,21 @@ pub fn parse_page(query: String, controls: Vec<String>, charts: Vec<String>) -> 
     to_js(&Out { flags, notices })
 }
 
+/// A page's URL query read once ([`crate::config::read_url`]): `{config, page, notices}`, the
+/// run's config, the page keys (`controls` and `charts` the ids the page has) and every notice.
+/// The page reads its address with this at load and on a step's link or back/forward.
+#[wasm_bindgen(js_name = readUrl)]
+pub fn read_url(query: String, controls: Vec<String>, charts: Vec<String>) -> JsValue {
+    to_js(&crate::config::read_url(&query, &controls, &charts))
+}
+
+/// The `backend=` of a URL query as the page reads it (`""` for none or one not known): what the
+/// training worker's early start chooses its engine by, before the page has read the rest.
+#[wasm_bindgen(js_name = queryBackend)]
+pub fn query_backend(query: String) -> String {
+    crate::config::page_from_query(&query, &[], &[]).0.backend
+}
+
 /// The page keys of `flags` that differ from their defaults ([`crate::config::page_query`]), as
 /// `key=value` strings; throws, naming the field, for flags that do not read (a page bug, never
 /// a silent loss of the keys).
