@@ -211,8 +211,6 @@ mod error;
 pub use error::ConfigError;
 mod memory;
 pub use memory::*;
-mod page;
-pub use page::*;
 mod presets;
 pub use presets::INTERACTIVE_ANCHOR_SHARDS;
 mod schema;

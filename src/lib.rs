@@ -36,6 +36,7 @@ pub mod measured;
 pub mod metrics;
 #[cfg(feature = "engine")]
 pub mod model;
+pub mod page;
 pub mod race;
 pub mod report;
 pub mod rng;

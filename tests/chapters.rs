@@ -361,7 +361,7 @@ fn the_pages_chapter2_findings_are_the_ones_quoted_in_reproduction_md() {
 fn the_pages_chapter2_budget_findings_are_the_ones_quoted_in_reproduction_md() {
     let block = quoted_block("chapter2-budget-findings", "chapter2-compare-budget");
     assert!(block.starts_with("<strong>The large init's budget</strong>"), "{block}");
-    let steps = plateau::config::DEFAULT_COMPARE_STEPS;
+    let steps = plateau::page::DEFAULT_COMPARE_STEPS;
     assert!(block.contains(&format!("trains {steps} steps")), "the page's default budget: {block}");
     assert!(block.contains(&format!("by step {steps} in")), "the chosen budget is the page's default: {block}");
 }

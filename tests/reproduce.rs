@@ -382,8 +382,8 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
     let anchors = RunConfig::defaults(Task::Anchors, Preset::Interactive);
     assert_eq!((anchors.gamma, anchors.shards), (0.7, 4), "chapter 2's default γ and shards");
     let mut large = anchors.clone();
-    large.gamma = plateau::config::DEFAULT_COMPARE;
-    large.steps = plateau::config::DEFAULT_COMPARE_STEPS as usize;
+    large.gamma = plateau::page::DEFAULT_COMPARE;
+    large.steps = plateau::page::DEFAULT_COMPARE_STEPS as usize;
     for (c, section) in [(&anchors, "chapter2-interactive-anchors-transformer"), (&large, "chapter2-compare-budget")] {
         let n = seeds(c).len();
         assert!((6..=9).contains(&n), "γ {}: {n} measured runs", c.gamma);

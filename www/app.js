@@ -133,7 +133,7 @@ async function boot() {
   state.schema = paramSchema();
   buildControls(state.schema, $('controls'), null);
   // The address, read once by the engine: the run's config and the page's own keys (backend,
-  // hide, controls, autoplay, only, seeds, compare: config::PAGE_KEYS, checked against the
+  // hide, controls, autoplay, only, seeds, compare: page::PAGE_KEYS, checked against the
   // controls and charts this page has), with a notice for every value it could not take.
   placeKeyControls();
   const ids = pageIds();

@@ -1,6 +1,6 @@
 // @ts-check
 // The page keys of the URL (`backend`, `hide`, `controls`, `autoplay`, `only`, `seeds`, `compare`:
-// the engine's table of them, config::PAGE_KEYS, reads and writes them) and the address bar, which
+// the engine's table of them, page::PAGE_KEYS, reads and writes them) and the address bar, which
 // always holds the engine's query of the next reset's config plus these keys.
 import { configQuery, pageQuery as pageKeys } from './pkg-view/plateau.js';
 import { CHARTS } from './charts.js';
@@ -29,7 +29,7 @@ export function pageIds() {
   };
 }
 
-/** The page-only keys to keep in the URL, as the engine writes them (config::PAGE_KEYS).
+/** The page-only keys to keep in the URL, as the engine writes them (page::PAGE_KEYS).
  * @returns {string[]} */
 export function pageQuery() {
   return pageKeys({ ...state.page, backend: state.backendOverride });

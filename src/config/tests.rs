@@ -1,6 +1,8 @@
 //! Unit tests of `config`.
 
 use super::*;
+// The notices about a whole query name the page keys as known: the page reads them.
+use crate::page::query_notices;
 
 #[test]
 fn every_control_fits_its_key() {

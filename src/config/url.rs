@@ -30,7 +30,7 @@ pub fn url_decode(s: &str) -> String {
 
 /// A URL query read once: its `key=value` pairs in order, both sides percent-decoded
 /// ([`url_decode`]; a part without `=` is a key with an empty value). [`from_parsed`],
-/// [`query_notices_of`] and [`super::page_from_parsed`] read the same pairs, and [`read_url`]
+/// [`crate::page::query_notices_of`] and [`crate::page::page_from_parsed`] read the same pairs, and [`crate::page::read_url`]
 /// parses a page's query once for all three.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Query {
@@ -160,55 +160,6 @@ pub fn edit(cfg: &RunConfig, key: &str, value: &str) -> (RunConfig, Vec<ConfigEr
             (out, notices)
         }
     }
-}
-
-/// What a page reads from its URL, parsed once ([`read_url`]).
-#[derive(Clone, Debug, Serialize)]
-pub struct Url {
-    /// The run's config ([`from_parsed`]).
-    pub config: RunConfig,
-    /// The page keys ([`super::page_from_parsed`]).
-    pub page: PageFlags,
-    /// Every notice, in this order: the config's rejected values, unknown keys and versions
-    /// ([`query_notices_of`]), the page keys' rejected values.
-    pub notices: Vec<String>,
-}
-
-/// A page's URL query read once: the config, the page keys (`controls` and `charts` the ids the
-/// page has) and every notice.
-///
-/// ```
-/// let url = plateau::config::read_url("?experiment=anchors&gamma=9&autoplay=2&frob=1", &[], &[]);
-/// assert_eq!(url.config.experiment, plateau::config::Task::Anchors);
-/// assert!(url.page.autoplay);
-/// assert_eq!(url.notices.len(), 3, "{:?}", url.notices);
-/// ```
-pub fn read_url(query: &str, controls: &[String], charts: &[String]) -> Url {
-    let q = Query::parse(query);
-    let (config, rejected) = from_parsed(&q);
-    let (page, page_notices) = super::page_from_parsed(&q, controls, charts);
-    let notices = rejected.into_iter().map(|e| e.to_string()).chain(query_notices_of(&q)).chain(page_notices).collect();
-    Url { config, page, notices }
-}
-
-/// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
-/// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
-pub fn query_notices(query: &str) -> Vec<String> {
-    query_notices_of(&Query::parse(query))
-}
-
-/// [`query_notices`] of a parsed query.
-pub fn query_notices_of(query: &Query) -> Vec<String> {
-    let mut out = vec![];
-    for (k, v) in query.pairs() {
-        if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
-            out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
-        } else if spec(&k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {
-            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().map(|p| p.key)).collect();
-            out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
-        }
-    }
-    out
 }
 
 /// The query that reproduces `cfg`: `v=4` ([`URL_VERSION`]) and the values that differ from its chapter's

@@ -115,7 +115,7 @@ pub fn param_schema() -> JsValue {
 #[wasm_bindgen(js_name = parseQuery)]
 pub fn parse_query(query: String) -> JsValue {
     let (cfg, mut notices) = config_from_query(&query);
-    notices.extend(crate::config::query_notices(&query));
+    notices.extend(crate::page::query_notices(&query));
     #[derive(Serialize)]
     struct Out {
         config: RunConfig,
@@ -256,56 +256,56 @@ pub fn edit_config(config: JsValue, key: String, value: String) -> Result<JsValu
     }))
 }
 
-/// The page keys of a URL query ([`crate::config::page_from_query`]): `{flags, notices}`;
+/// The page keys of a URL query ([`crate::page::page_from_query`]): `{flags, notices}`;
 /// `controls` and `charts` are the ids the page has.
 #[wasm_bindgen(js_name = parsePage)]
 pub fn parse_page(query: String, controls: Vec<String>, charts: Vec<String>) -> JsValue {
-    let (flags, notices) = crate::config::page_from_query(&query, &controls, &charts);
+    let (flags, notices) = crate::page::page_from_query(&query, &controls, &charts);
     #[derive(Serialize)]
     struct Out {
-        flags: crate::config::PageFlags,
+        flags: crate::page::PageFlags,
         notices: Vec<String>,
     }
     to_js(&Out { flags, notices })
 }
 
-/// A page's URL query read once ([`crate::config::read_url`]): `{config, page, notices}`, the
+/// A page's URL query read once ([`crate::page::read_url`]): `{config, page, notices}`, the
 /// run's config, the page keys (`controls` and `charts` the ids the page has) and every notice.
 /// The page reads its address with this at load and on a step's link or back/forward.
 #[wasm_bindgen(js_name = readUrl)]
 pub fn read_url(query: String, controls: Vec<String>, charts: Vec<String>) -> JsValue {
-    to_js(&crate::config::read_url(&query, &controls, &charts))
+    to_js(&crate::page::read_url(&query, &controls, &charts))
 }
 
 /// The `backend=` of a URL query as the page reads it (`""` for none or one not known): what the
 /// training worker's early start chooses its engine by, before the page has read the rest.
 #[wasm_bindgen(js_name = queryBackend)]
 pub fn query_backend(query: String) -> String {
-    crate::config::page_from_query(&query, &[], &[]).0.backend
+    crate::page::page_from_query(&query, &[], &[]).0.backend
 }
 
-/// The page keys of `flags` that differ from their defaults ([`crate::config::page_query`]), as
+/// The page keys of `flags` that differ from their defaults ([`crate::page::page_query`]), as
 /// `key=value` strings; throws, naming the field, for flags that do not read (a page bug, never
 /// a silent loss of the keys).
 #[wasm_bindgen(js_name = pageQuery)]
 pub fn page_query(flags: JsValue) -> Result<Vec<String>, JsValue> {
-    let flags: crate::config::PageFlags =
+    let flags: crate::page::PageFlags =
         serde_wasm_bindgen::from_value(flags).map_err(|e| js_err(format!("invalid page keys: {e}")))?;
-    Ok(crate::config::page_query(&flags))
+    Ok(crate::page::page_query(&flags))
 }
 
-/// The steps of chapter 2's comparison run beside `config` ([`crate::config::companion_steps`]):
+/// The steps of chapter 2's comparison run beside `config` ([`crate::page::companion_steps`]):
 /// `flag` is the page's `compare_steps` (`null` for auto, 0 for same, or a number).
 #[wasm_bindgen(js_name = companionSteps)]
 pub fn companion_steps(config: JsValue, flag: Option<u32>) -> Result<usize, JsValue> {
     let cfg: RunConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_err(format!("invalid config: {e}")))?;
-    Ok(crate::config::companion_steps(&cfg, flag))
+    Ok(crate::page::companion_steps(&cfg, flag))
 }
 
-/// How many workers train a run and why ([`crate::config::workers_for`]): `{count, reason}`.
+/// How many workers train a run and why ([`crate::page::workers_for`]): `{count, reason}`.
 #[wasm_bindgen(js_name = workersFor)]
 pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bool) -> JsValue {
-    let (count, reason) = crate::config::workers_for(requested, cores, runs, shards, cpu);
+    let (count, reason) = crate::page::workers_for(requested, cores, runs, shards, cpu);
     #[derive(Serialize)]
     struct Out {
         count: u32,

@@ -432,7 +432,7 @@ pub(super) fn reproduce_budget(flags: &Flags, args: &[String]) -> Result<ExitCod
     let (body, paragraph) =
         r::budget_section(&written_by(args, kind), &csv_dir, &base, &budgets, &view, (prefix.0 > 0).then_some(prefix));
     // A candidate γ (not the compare view's) gets a section of its own and no page paragraph.
-    if gamma != plateau::config::DEFAULT_COMPARE {
+    if gamma != plateau::page::DEFAULT_COMPARE {
         return sweep.publish(flags, &format!("chapter2-compare-budget-g{gamma}"), &body, None);
     }
     sweep.publish(flags, "chapter2-compare-budget", &body, Some(("chapter2-budget-findings", paragraph.as_str())))

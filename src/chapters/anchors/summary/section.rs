@@ -202,10 +202,10 @@ pub fn budget_section(
         ),
         None => String::new(),
     };
-    let page = crate::config::DEFAULT_COMPARE_STEPS as usize;
+    let page = crate::page::DEFAULT_COMPARE_STEPS as usize;
     let page_line = format!(
         "The page's compare view trains its large-init side {page} steps by default (`compare-steps`, \
-         `config::DEFAULT_COMPARE_STEPS`): {}.",
+         `page::DEFAULT_COMPARE_STEPS`): {}.",
         match chosen {
             Some(b) if b == page => "the chosen budget".to_string(),
             Some(b) => format!("differs from the chosen budget ({b})"),
@@ -237,13 +237,13 @@ pub fn budget_section(
     };
     // A γ other than the compare view's is a candidate measured in its place (issue 50 item 6):
     // its section says so and the page quotes nothing of it.
-    let page_gamma = crate::config::DEFAULT_COMPARE;
+    let page_gamma = crate::page::DEFAULT_COMPARE;
     let candidate = base.gamma != page_gamma;
     let (title, candidate_line, page_line, on_page) = if candidate {
         (
             format!("the large init's budget at γ {}, a candidate for the compare view", base.gamma),
             format!(
-                " The page's compare view trains γ {page_gamma} (`config::DEFAULT_COMPARE`); this section measures \
+                " The page's compare view trains γ {page_gamma} (`page::DEFAULT_COMPARE`); this section measures \
                  γ {} as a candidate in its place, by the same rules.",
                 base.gamma
             ),

@@ -1,7 +1,11 @@
-//! The page's own URL keys (how the page shows a run, not the run): one table of them, read from
-//! a URL and written back here, for the page (`parsePage`, `pageQuery` in `src/web/mod.rs`) and
-//! for [`query_notices`](super::query_notices), which names them as known.
+//! The page: what the page decides that is not the run's config. Its own URL keys (how the page
+//! shows a run, not the run: one table of them, read from a URL and written back here, for
+//! `readUrl`, `parsePage` and `pageQuery` in `src/web/mod.rs`), the notices about a whole query
+//! ([`query_notices`]) and the address read once ([`read_url`]), the compare view's budget and
+//! how many workers train ([`workers_for`], with the sentence the status line shows). Built on
+//! [`crate::config`], which knows nothing of the page.
 
+use crate::config::{from_parsed, spec, Kind, Query, RunConfig, PARAMS, URL_VERSION, URL_VERSIONS};
 use serde::{Deserialize, Serialize};
 
 /// One key a URL may carry for the page rather than the engine.
@@ -111,7 +115,7 @@ impl Default for PageFlags {
 /// [`AUTO_WORKERS`].
 ///
 /// ```
-/// use plateau::config::workers_for;
+/// use plateau::page::workers_for;
 /// assert_eq!(workers_for(0, 8, 1, 4, true).0, 4);
 /// assert_eq!(workers_for(0, 2, 1, 4, true).0, 2);
 /// assert_eq!(workers_for(0, 4, 2, 4, true).0, 2);
@@ -155,11 +159,11 @@ pub fn workers_for(requested: u32, cores: u32, runs: u32, shards: usize, cpu: bo
 /// `URLSearchParams.get` reads it), leniently: a value not allowed becomes a notice and the
 /// default. `controls` and `charts` are the ids the page has (the engine does not know them).
 pub fn page_from_query(query: &str, controls: &[String], charts: &[String]) -> (PageFlags, Vec<String>) {
-    page_from_parsed(&super::Query::parse(query), controls, charts)
+    page_from_parsed(&Query::parse(query), controls, charts)
 }
 
 /// [`page_from_query`] of a parsed query.
-pub fn page_from_parsed(query: &super::Query, controls: &[String], charts: &[String]) -> (PageFlags, Vec<String>) {
+pub fn page_from_parsed(query: &Query, controls: &[String], charts: &[String]) -> (PageFlags, Vec<String>) {
     let get = |key: &str| query.first(key);
     let list =
         |v: &str| -> Vec<String> { v.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect() };
@@ -214,8 +218,8 @@ pub fn page_from_parsed(query: &super::Query, controls: &[String], charts: &[Str
         None => Some(DEFAULT_COMPARE),
         Some("off") => None,
         Some(v) => {
-            let (min, max) = match super::spec("gamma").map(|p| p.kind) {
-                Some(super::Kind::Float { min, max, .. }) => (min, max),
+            let (min, max) = match spec("gamma").map(|p| p.kind) {
+                Some(Kind::Float { min, max, .. }) => (min, max),
                 _ => unreachable!("gamma is a float key"),
             };
             let decimal = {
@@ -261,8 +265,57 @@ pub fn page_from_parsed(query: &super::Query, controls: &[String], charts: &[Str
     (flags, notices)
 }
 
+/// What a page reads from its URL, parsed once ([`read_url`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Url {
+    /// The run's config ([`from_parsed`]).
+    pub config: RunConfig,
+    /// The page keys ([`page_from_parsed`]).
+    pub page: PageFlags,
+    /// Every notice, in this order: the config's rejected values, unknown keys and versions
+    /// ([`query_notices_of`]), the page keys' rejected values.
+    pub notices: Vec<String>,
+}
+
+/// A page's URL query read once: the config, the page keys (`controls` and `charts` the ids the
+/// page has) and every notice.
+///
+/// ```
+/// let url = plateau::page::read_url("?experiment=anchors&gamma=9&autoplay=2&frob=1", &[], &[]);
+/// assert_eq!(url.config.experiment, plateau::config::Task::Anchors);
+/// assert!(url.page.autoplay);
+/// assert_eq!(url.notices.len(), 3, "{:?}", url.notices);
+/// ```
+pub fn read_url(query: &str, controls: &[String], charts: &[String]) -> Url {
+    let q = Query::parse(query);
+    let (config, rejected) = from_parsed(&q);
+    let (page, page_notices) = page_from_parsed(&q, controls, charts);
+    let notices = rejected.into_iter().map(|e| e.to_string()).chain(query_notices_of(&q)).chain(page_notices).collect();
+    Url { config, page, notices }
+}
+
+/// What a page should hear about a query beyond [`from_query`]'s value notices: keys neither the
+/// schema nor [`PAGE_KEYS`] know, and a `v` other than [`URL_VERSION`]. Texts, in query order.
+pub fn query_notices(query: &str) -> Vec<String> {
+    query_notices_of(&Query::parse(query))
+}
+
+/// [`query_notices`] of a parsed query.
+pub fn query_notices_of(query: &Query) -> Vec<String> {
+    let mut out = vec![];
+    for (k, v) in query.pairs() {
+        if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
+            out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
+        } else if spec(&k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {
+            let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().map(|p| p.key)).collect();
+            out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
+        }
+    }
+    out
+}
+
 /// The page keys that differ from their defaults, as `key=value` pairs in [`PAGE_KEYS`] order:
-/// what the page adds to the config's query ([`super::to_query`]) in its address bar and links.
+/// what the page adds to the config's query ([`crate::config::to_query`]) in its address bar and links.
 pub fn page_query(flags: &PageFlags) -> Vec<String> {
     let mut out = vec![];
     if !flags.backend.is_empty() {
@@ -303,9 +356,9 @@ pub fn page_query(flags: &PageFlags) -> Vec<String> {
 /// (`None`) gives the large init its own budget, [`DEFAULT_COMPARE_STEPS`], when `cfg` trains its
 /// preset's steps, else `cfg`'s steps (a reader who set the steps gets both runs that long);
 /// `same` (`Some(0)`) `cfg`'s steps; a number that many.
-pub fn companion_steps(cfg: &super::RunConfig, flag: Option<u32>) -> usize {
+pub fn companion_steps(cfg: &RunConfig, flag: Option<u32>) -> usize {
     match flag {
-        None if cfg.steps == super::RunConfig::defaults(cfg.experiment, cfg.preset).steps => {
+        None if cfg.steps == RunConfig::defaults(cfg.experiment, cfg.preset).steps => {
             (DEFAULT_COMPARE_STEPS as usize).max(cfg.steps)
         }
         None | Some(0) => cfg.steps,
@@ -374,16 +427,16 @@ mod tests {
             "no budget without a comparison"
         );
         // Auto: the large init's own budget beside the preset's steps, else the run's steps.
-        let ch2 = super::super::RunConfig::defaults(super::super::Task::Anchors, super::super::Preset::Interactive);
+        let ch2 = crate::config::RunConfig::defaults(crate::config::Task::Anchors, crate::config::Preset::Interactive);
         assert_eq!(companion_steps(&ch2, None), DEFAULT_COMPARE_STEPS as usize);
-        assert_eq!(companion_steps(&super::super::RunConfig { steps: 20, ..ch2.clone() }, None), 20);
+        assert_eq!(companion_steps(&crate::config::RunConfig { steps: 20, ..ch2.clone() }, None), 20);
         assert_eq!(companion_steps(&ch2, Some(0)), ch2.steps);
-        assert_eq!(companion_steps(&super::super::RunConfig { steps: 20, ..ch2.clone() }, Some(300)), 300);
-        let paper = super::super::RunConfig::defaults(super::super::Task::Anchors, super::super::Preset::Paper);
+        assert_eq!(companion_steps(&crate::config::RunConfig { steps: 20, ..ch2.clone() }, Some(300)), 300);
+        let paper = crate::config::RunConfig::defaults(crate::config::Task::Anchors, crate::config::Preset::Paper);
         assert_eq!(companion_steps(&paper, None), paper.steps, "never shorter than the run's own budget");
         // Every page key of the table, and no other, is read.
         for k in PAGE_KEYS {
-            assert!(super::super::spec(k.key).is_none(), "{} is a schema key too", k.key);
+            assert!(crate::config::spec(k.key).is_none(), "{} is a schema key too", k.key);
         }
     }
 
