@@ -31,6 +31,10 @@ pub struct CopyRun {
     pub uas: (f64, f64),
     /// The best fixed-offset guess on the same arcs (at the end).
     pub offset_uas: f64,
+    /// Each clause depth's own slot loss (`slot_loss_d0`, `_d1`, `_d2`: outermost first) by the
+    /// same rules: the step of its drop and its fall's 10–90 % width. Depths that drop one after
+    /// another (a staircase) widen the fall of the whole slot loss although each is narrow.
+    pub by_depth: [(Option<usize>, Option<usize>); 3],
     /// Wall seconds of training.
     pub wall_s: f64,
 }
@@ -58,6 +62,11 @@ pub fn summarize_copy(rows: &[SyntaxRow], seed: u64, wall_s: f64) -> CopyRun {
     let uas: Vec<f64> = rows.iter().map(|r| r.uas_subject).collect();
     let plateau = m::plateau_end(&steps, &loss, false, m::PLATEAU_RULE);
     let fall = plateau.as_ref().and_then(|p| m::fall_width(&steps, &loss, false, p));
+    let by_depth = [0, 1, 2].map(|d| {
+        let curve: Vec<f64> = rows.iter().map(|r| r.slots.as_ref().map_or(f64::NAN, |s| s.by_depth[d])).collect();
+        let p = m::plateau_end(&steps, &curve, false, m::PLATEAU_RULE);
+        (p.map(|p| p.event), p.as_ref().and_then(|p| m::fall_width(&steps, &curve, false, p)).map(|f| f.width()))
+    });
     let tail = |v: &[f64]| {
         let t = &v[v.len().saturating_sub(5)..];
         t.iter().sum::<f64>() / t.len().max(1) as f64
@@ -73,6 +82,7 @@ pub fn summarize_copy(rows: &[SyntaxRow], seed: u64, wall_s: f64) -> CopyRun {
         slot_acc: tail(&acc),
         uas: (tail(&uas), uas.iter().copied().fold(f64::NAN, f64::max)),
         offset_uas: rows.last().map_or(f64::NAN, |r| r.offset_uas_subject),
+        by_depth,
         wall_s,
     }
 }
@@ -93,11 +103,12 @@ pub struct CopyCell {
 /// The table: one line per run, the plateau (start–end, length, level against ln 3), the drop,
 /// the fall's 10–90 % steps and width (and its share of the plateau), sudden, the slot → subject
 /// onset and whether it lies within two evaluations of the drop, the slot accuracy and the slot →
-/// subject UAS at the end (largest) against the best fixed-offset guess.
+/// subject UAS at the end (largest) against the best fixed-offset guess, and each clause depth's
+/// own drop and fall width.
 pub fn copy_table(cells: &[CopyCell]) -> String {
     let mut t = String::from(
-        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | wall s |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | by depth, outermost first: drop (fall width) | wall s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in cells {
         for r in &c.runs {
@@ -114,8 +125,18 @@ pub fn copy_table(cells: &[CopyCell]) -> String {
                 ),
                 _ => "—".to_string(),
             };
+            let depths = r
+                .by_depth
+                .iter()
+                .map(|(drop, width)| match (drop, width) {
+                    (Some(d), Some(w)) => format!("{d} ({w})"),
+                    (Some(d), None) => format!("{d} (—)"),
+                    _ => "—".to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" · ");
             t.push_str(&format!(
-                "| {} | {} | {} | {plateau} | {level} | {} | {fall} | {} | {} ({}) | {:.3} → {:.3} | {:.3} | {:.3} ({:.3}) | {:.3} | {:.0} |\n",
+                "| {} | {} | {} | {plateau} | {level} | {} | {fall} | {} | {} ({}) | {:.3} → {:.3} | {:.3} | {:.3} ({:.3}) | {:.3} | {depths} | {:.0} |\n",
                 c.name,
                 c.change,
                 r.seed,

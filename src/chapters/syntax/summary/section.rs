@@ -90,8 +90,10 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          median of the last {}), sudden when the width is at most {} of the plateau (`is_sudden`), the onset of the best \
          head's UAS on the slot → subject class arcs (`uas_subject`, the same plateau rule rising) and whether it lies \
          within two evaluations of the drop; the slot accuracy and that UAS at the end (means of the last 5 \
-         evaluations) against the best fixed-offset guess (offsets −3..+2). All these rules are the design search's, \
-         fixed before any run. Every finished run of this command is listed.\n\n\
+         evaluations) against the best fixed-offset guess (offsets −3..+2); and each clause depth's own slot loss \
+         (`slot_loss_d0`, `_d1`, `_d2`, outermost first) by the same plateau and fall rules, its drop and fall width \
+         (depths that drop one after another widen the whole slot loss's fall). All these rules are the design \
+         search's, fixed before any run. Every finished run of this command is listed.\n\n\
          **Against the reference toy** (issue 52: pre-LN bidirectional encoder, 2 layers × 4 heads, d 64, d_ff 256, \
          weights N(0, 0.02), AdamW lr 10⁻³, warm-up 100, weight decay 0.01, batch 128, fresh sentences each step, \
          5000 steps). The same here: pre-LN blocks (`x += Attn(LN(x)); x += MLP(LN(x))`, a final LayerNorm), no causal \
