@@ -311,6 +311,14 @@ pub struct RunConfig {
     /// Chapter 3: the std of W_q and W_k is `qk_init · 0.02` (1 = the paper's init).
     #[serde(default = "default_qk_init")]
     pub qk_init: f64,
+    /// Chapter 3, copy agreement: decoy class tokens per sentence, each a uniform class in a
+    /// uniform gap between units (0 = none, the reference language).
+    #[serde(default)]
+    pub decoys: usize,
+    /// Chapter 3, copy agreement: the subject classes drawn independently, with repetition (1),
+    /// or as a permutation of the classes (0, the reference language).
+    #[serde(default)]
+    pub repeat_classes: usize,
 }
 
 fn default_qk_init() -> f64 {

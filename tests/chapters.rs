@@ -146,7 +146,7 @@ fn syntax_starts_at_ln_vocab_and_writes_its_contract_columns() {
 /// slot metrics, written as the columns appended after the contract ones.
 #[test]
 fn copy_agreement_trains_with_its_slot_columns() {
-    use plateau::chapters::syntax::language::{max_len, vocab_size, Grammar};
+    use plateau::chapters::syntax::language::{max_len, vocab_size, Draw, Grammar};
     use plateau::history::Row;
     let mut cfg = syntax(1);
     cfg.set("grammar", "copy").unwrap();
@@ -166,12 +166,18 @@ fn copy_agreement_trains_with_its_slot_columns() {
     let columns = syntax::SyntaxRow::columns(&cfg);
     assert_eq!(&columns[columns.len() - 5..], syntax::SLOT_COLUMNS);
     assert_eq!(r.cells().len(), columns.len());
-    assert!(t.history.snapshots[0].words.len() <= max_len(Grammar::Copy));
+    assert!(t.history.snapshots[0].words.len() <= max_len(Grammar::Copy, &Draw::FULL));
+    // decoys lengthen the sentences and so the positions; repetition changes neither shape
+    cfg.set("decoys", "2").unwrap();
+    cfg.set("repeat-classes", "1").unwrap();
+    let shape = syntax::model_config(&cfg);
+    assert_eq!((shape.vocab, shape.positions), (65, 32));
+    assert_eq!(max_len(Grammar::Copy, &Draw::of(&cfg)), 32);
 }
 
 #[test]
 fn the_nested_languages_train_on_their_own_vocabulary_and_positions() {
-    use plateau::chapters::syntax::language::{max_len, vocab_size, Grammar};
+    use plateau::chapters::syntax::language::{max_len, vocab_size, Draw, Grammar};
     for (g, vocab, positions) in [(Grammar::Nested, 44, 24), (Grammar::NestedVerbs, 44, 24), (Grammar::Dyck, 10, 20)] {
         let mut cfg = syntax(1);
         cfg.set("grammar", g.name()).unwrap();
@@ -194,7 +200,7 @@ fn the_nested_languages_train_on_their_own_vocabulary_and_positions() {
             Grammar::Dyck => snap.words.iter().all(|w| w.len() == 1 && "()[]{}<>".contains(w.as_str())),
             _ => snap.words.iter().any(|w| w == "q1"),
         };
-        assert!(ours && snap.words.len() <= max_len(g), "{}: {:?}", g.name(), snap.words);
+        assert!(ours && snap.words.len() <= max_len(g, &Draw::FULL), "{}: {:?}", g.name(), snap.words);
     }
     // the agreement grammar keeps its shape
     let shape = syntax::model_config(&syntax(1));

@@ -67,6 +67,8 @@ impl RunConfig {
         shards: 1,
         flat_out: 0,
         qk_init: 1.0,
+        decoys: 0,
+        repeat_classes: 0,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {

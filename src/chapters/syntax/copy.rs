@@ -34,6 +34,14 @@
 //!
 //! `lexicon` does not apply (24 nouns and 24 verbs always, as the reference). At most
 //! `6 · 3 + 6 · 2 = 30` tokens ([`MAX_LEN`]).
+//!
+//! Two knobs of the language ([`Options`], the keys `decoys` and `repeat-classes`), both off in
+//! the reference: **decoy class tokens**, each of a uniform class placed at a uniform place among
+//! the words of a uniform gap (after one of the six units), so that the class token nearest a
+//! slot (the innermost clause's shortcut) need not be its subject's and the visible class tokens
+//! no longer hold each class once; and **classes drawn with repetition**, independently per
+//! clause, so that no slot's class follows by elimination from the others'. A decoy attaches as a
+//! filler does and is masked as any other word; it is never a slot's head.
 
 use super::data::{AgreementItem, Sentence, FIRST_WORD, IGNORE, MASK};
 use rand::Rng;
@@ -57,6 +65,25 @@ pub const MAX_FILLERS: usize = 2;
 pub const P_MASK: f64 = 0.15;
 /// Longest sentence in tokens: six units of 3 and up to 2 fillers after each.
 pub const MAX_LEN: usize = 2 * CLAUSES * (3 + MAX_FILLERS);
+
+/// The language's knobs: the reference language has neither (see the module's doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Decoy class tokens per sentence.
+    pub decoys: usize,
+    /// Subject classes drawn independently per clause (true) or as a permutation (false).
+    pub repeat_classes: bool,
+}
+
+impl Options {
+    /// The reference language: no decoys, the classes a permutation.
+    pub const REFERENCE: Options = Options { decoys: 0, repeat_classes: false };
+
+    /// Longest sentence in tokens: [`MAX_LEN`] and the decoys.
+    pub fn max_len(&self) -> usize {
+        MAX_LEN + self.decoys
+    }
+}
 
 const WORDS: [&str; 63] = [
     "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", //
@@ -142,8 +169,9 @@ pub struct Clause {
     pub class: usize,
 }
 
-/// The sentence of `clauses` (outermost first) with `fillers[u]` (filler indices) after unit `u`
-/// (the subject units in order, then the verb units innermost first): tokens, gold tree, and in
+/// The sentence of `clauses` (outermost first) with `fillers[u]` after unit `u` (the subject
+/// units in order, then the verb units innermost first; an index `< FILLERS` is that filler word,
+/// `FILLERS + x` a decoy class token of class `x`): tokens, gold tree, and in
 /// [`Sentence`]'s terms `root` the outermost verb, `subject` the outermost noun,
 /// `verb_positions` the slots (in order) and `controllers` their subjects' class tokens.
 pub fn build(clauses: &[Clause], fillers: &[Vec<usize>]) -> Sentence {
@@ -160,7 +188,7 @@ pub fn build(clauses: &[Clause], fillers: &[Vec<usize>]) -> Sentence {
     let mut filler_owner: Vec<(usize, usize)> = vec![];
     let fill = |tokens: &mut Vec<i64>, owner: &mut Vec<(usize, usize)>, u: usize, clause: usize| {
         for &f in fillers.get(u).map_or(&[][..], |v| &v[..]) {
-            tokens.push(filler(f));
+            tokens.push(if f < FILLERS { filler(f) } else { class(f - FILLERS) });
             owner.push((tokens.len() - 1, clause));
         }
     };
@@ -197,18 +225,31 @@ pub fn build(clauses: &[Clause], fillers: &[Vec<usize>]) -> Sentence {
     Sentence { tokens, heads, root: at[0][4], subject: at[0][1], verb_positions, controllers }
 }
 
-/// Draws one sentence: [`CLAUSES`] distinct particles, a permutation of the classes, uniform
-/// nouns and verbs, and `0..=MAX_FILLERS` uniform fillers after each unit.
+/// Draws one sentence of the reference language ([`Options::REFERENCE`]).
 pub fn sample(rng: &mut ChaCha8Rng) -> Sentence {
+    sample_with(rng, &Options::REFERENCE)
+}
+
+/// Draws one sentence: [`CLAUSES`] distinct particles, a permutation of the classes (or, with
+/// `repeat_classes`, each clause's class uniform), uniform nouns and verbs, `0..=MAX_FILLERS`
+/// uniform fillers after each unit, then each decoy's gap, place in it and class. The reference
+/// options draw exactly what [`sample`] always drew.
+pub fn sample_with(rng: &mut ChaCha8Rng, options: &Options) -> Sentence {
     let mut particles: Vec<usize> = (0..PARTICLES).collect();
     for i in 0..CLAUSES {
         let j = rng.random_range(i..PARTICLES);
         particles.swap(i, j);
     }
     let mut classes: Vec<usize> = (0..CLASSES).collect();
-    for i in (1..CLASSES).rev() {
-        let j = rng.random_range(0..=i);
-        classes.swap(i, j);
+    if options.repeat_classes {
+        for c in classes.iter_mut() {
+            *c = rng.random_range(0..CLASSES);
+        }
+    } else {
+        for i in (1..CLASSES).rev() {
+            let j = rng.random_range(0..=i);
+            classes.swap(i, j);
+        }
     }
     let clauses: Vec<Clause> = (0..CLAUSES)
         .map(|a| Clause {
@@ -218,12 +259,17 @@ pub fn sample(rng: &mut ChaCha8Rng) -> Sentence {
             class: classes[a % CLASSES],
         })
         .collect();
-    let fillers: Vec<Vec<usize>> = (0..2 * CLAUSES)
+    let mut fillers: Vec<Vec<usize>> = (0..2 * CLAUSES)
         .map(|_| {
             let n = rng.random_range(0..=MAX_FILLERS);
             (0..n).map(|_| rng.random_range(0..FILLERS)).collect()
         })
         .collect();
+    for _ in 0..options.decoys {
+        let gap = &mut fillers[rng.random_range(0..2 * CLAUSES)];
+        let at = rng.random_range(0..=gap.len());
+        gap.insert(at, FILLERS + rng.random_range(0..CLASSES));
+    }
     build(&clauses, &fillers)
 }
 
@@ -308,13 +354,14 @@ pub fn mask(
     (inputs, targets)
 }
 
-/// `n` minimal pairs on the outermost clause's slot: the sentence with **every** slot masked (as
-/// in training; nothing else), the right class against the next one ([`foil`]); `attractor` is
-/// always true (the other clauses' class tokens stand between).
-pub fn items(rng: &mut ChaCha8Rng, n: usize) -> Vec<AgreementItem> {
+/// `n` minimal pairs on the outermost clause's slot of sentences drawn with `options`: the
+/// sentence with **every** slot masked (as in training; nothing else), the right class against
+/// the next one ([`foil`]); `attractor` is always true (the other clauses' class tokens stand
+/// between).
+pub fn items(rng: &mut ChaCha8Rng, n: usize, options: &Options) -> Vec<AgreementItem> {
     (0..n)
         .map(|_| {
-            let s = sample(rng);
+            let s = sample_with(rng, options);
             let outer = *slots(&s).iter().find(|x| x.depth == 0).expect("an outermost slot");
             let good = s.tokens[outer.pos];
             let mut tokens = s.tokens.clone();

@@ -10,6 +10,30 @@ use super::{copy, dyck, nested};
 pub use crate::config::Grammar;
 use rand_chacha::ChaCha8Rng;
 
+/// What a language's draws depend on besides its grammar: the words per open class
+/// (`lexicon`; the agreement and nested grammars) and copy agreement's decoy class tokens and
+/// class repetition (`decoys`, `repeat-classes`; [`copy::Options`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draw {
+    /// Words per open class.
+    pub lexicon: usize,
+    /// Copy agreement's options.
+    pub copy: copy::Options,
+}
+
+impl Draw {
+    /// The full lexicon and the reference copy language.
+    pub const FULL: Draw = Draw { lexicon: crate::config::defaults::FULL_LEXICON, copy: copy::Options::REFERENCE };
+
+    /// The draw a chapter 3 config asks for.
+    pub fn of(cfg: &crate::config::RunConfig) -> Draw {
+        Draw {
+            lexicon: cfg.lexicon,
+            copy: copy::Options { decoys: cfg.decoys, repeat_classes: cfg.repeat_classes == 1 },
+        }
+    }
+}
+
 /// Share of a nested-verbs sentence's verbs that are masked (at least one is).
 pub const VERB_MASK_PROB: f64 = 0.5;
 
@@ -23,13 +47,13 @@ pub fn vocab_size(g: Grammar) -> usize {
     }
 }
 
-/// Longest sentence in tokens: the model's positions.
-pub fn max_len(g: Grammar) -> usize {
+/// Longest sentence in tokens: the model's positions (copy agreement's grow by its decoys).
+pub fn max_len(g: Grammar, draw: &Draw) -> usize {
     match g {
         Grammar::Agreement => data::MAX_LEN,
         Grammar::Nested | Grammar::NestedVerbs => nested::MAX_LEN,
         Grammar::Dyck => dyck::MAX_LEN,
-        Grammar::Copy => copy::MAX_LEN,
+        Grammar::Copy => draw.copy.max_len(),
     }
 }
 
@@ -43,19 +67,19 @@ pub fn word(g: Grammar, id: i64) -> &'static str {
     }
 }
 
-/// One sentence with `lexicon` words per open class.
-pub fn sample(g: Grammar, rng: &mut ChaCha8Rng, lexicon: usize) -> Sentence {
+/// One sentence of `draw` (its lexicon; copy agreement's options).
+pub fn sample(g: Grammar, rng: &mut ChaCha8Rng, draw: &Draw) -> Sentence {
     match g {
-        Grammar::Agreement => data::sample_with(rng, lexicon),
-        Grammar::Nested | Grammar::NestedVerbs => nested::sample_with(rng, lexicon),
+        Grammar::Agreement => data::sample_with(rng, draw.lexicon),
+        Grammar::Nested | Grammar::NestedVerbs => nested::sample_with(rng, draw.lexicon),
         Grammar::Dyck => dyck::sample(rng),
-        Grammar::Copy => copy::sample(rng),
+        Grammar::Copy => copy::sample_with(rng, &draw.copy),
     }
 }
 
 /// `n` sentences.
-pub fn sample_n(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<Sentence> {
-    (0..n).map(|_| sample(g, rng, lexicon)).collect()
+pub fn sample_n(g: Grammar, rng: &mut ChaCha8Rng, n: usize, draw: &Draw) -> Vec<Sentence> {
+    (0..n).map(|_| sample(g, rng, draw)).collect()
 }
 
 /// How the summaries name language `g`'s minimal-pair measures: `(part, pair, accuracy)`, the
@@ -113,13 +137,14 @@ pub fn source_file(g: Grammar) -> &'static str {
 
 /// `n` minimal pairs on the masked main verb: number agreement (the agreement grammar),
 /// selection by the subject (the nested language, [`nested::foil`]) or the outer closing
-/// bracket's type (the bracket language, [`dyck::foil`]). `lexicon` does not apply to brackets.
-pub fn minimal_pairs(g: Grammar, rng: &mut ChaCha8Rng, n: usize, lexicon: usize) -> Vec<AgreementItem> {
+/// bracket's type (the bracket language, [`dyck::foil`]) or the outermost slot's class (copy
+/// agreement, [`copy::items`]). The lexicon does not apply to brackets or copy agreement.
+pub fn minimal_pairs(g: Grammar, rng: &mut ChaCha8Rng, n: usize, draw: &Draw) -> Vec<AgreementItem> {
     match g {
-        Grammar::Agreement => data::agreement_items_with(rng, n, lexicon),
-        Grammar::Nested | Grammar::NestedVerbs => nested::selection_items_with(rng, n, lexicon),
+        Grammar::Agreement => data::agreement_items_with(rng, n, draw.lexicon),
+        Grammar::Nested | Grammar::NestedVerbs => nested::selection_items_with(rng, n, draw.lexicon),
         Grammar::Dyck => dyck::items(rng, n),
-        Grammar::Copy => copy::items(rng, n),
+        Grammar::Copy => copy::items(rng, n, &draw.copy),
     }
 }
 
@@ -199,20 +224,21 @@ mod tests {
     fn agreement_draws_are_the_grammars_own() {
         let g = Grammar::Agreement;
         let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(3), ChaCha8Rng::seed_from_u64(3));
-        let s = sample_n(g, &mut a, 40, 10);
+        let s = sample_n(g, &mut a, 40, &Draw::FULL);
         assert_eq!(s, data::sample_n(&mut b, 40));
-        let (tok, len) = data::batch(&s, max_len(g));
+        let t = max_len(g, &Draw::FULL);
+        let (tok, len) = data::batch(&s, t);
         let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(4), ChaCha8Rng::seed_from_u64(4));
-        assert_eq!(mask(g, &s, &tok, &len, max_len(g), &mut a), data::mlm_mask(&tok, &len, max_len(g), &mut b));
-        assert_eq!((vocab_size(g), max_len(g), word(g, data::THE)), (65, 20, "the"));
+        assert_eq!(mask(g, &s, &tok, &len, t, &mut a), data::mlm_mask(&tok, &len, t, &mut b));
+        assert_eq!((vocab_size(g), t, word(g, data::THE)), (65, 20, "the"));
     }
 
     #[test]
     fn nested_verbs_masks_verbs_only() {
         let g = Grammar::NestedVerbs;
         let mut r = ChaCha8Rng::seed_from_u64(8);
-        let s = sample_n(g, &mut r, 300, 10);
-        let t = max_len(g);
+        let s = sample_n(g, &mut r, 300, &Draw::FULL);
+        let t = max_len(g, &Draw::FULL);
         let (tok, len) = data::batch(&s, t);
         let (inputs, targets) = mask(g, &s, &tok, &len, t, &mut r);
         let (mut masked, mut verbs) = (0usize, 0usize);

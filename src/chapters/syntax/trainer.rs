@@ -14,7 +14,7 @@
 
 use super::copy;
 use super::data::{self as grammar, AgreementItem, Sentence, IGNORE, PAD};
-use super::language::{self as lang, Grammar};
+use super::language::{self as lang, Draw, Grammar};
 use super::metrics::{self as m, Direction};
 use super::rows::{direction_name, SyntaxRow, SyntaxSnapshot};
 use crate::config::{Attention, RunConfig};
@@ -46,6 +46,8 @@ pub const PROBE_SENTENCES: usize = 256;
 pub struct Syntax {
     /// The language and its longest sentence (the model's positions).
     grammar: Grammar,
+    /// What its draws depend on besides the grammar (the lexicon, copy agreement's options).
+    draw: Draw,
     t: usize,
     agreement: Vec<AgreementItem>,
     /// The fixed `verb_loss` items ([`verb_items`]).
@@ -72,17 +74,17 @@ pub fn subject_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
 /// main verb, each with that verb (and nothing else) masked. Drawn once per run, so every
 /// evaluation scores the same sentences and the curve's noise is the model's, not the sample's.
 pub fn verb_items(seed: u64) -> Vec<AgreementItem> {
-    verb_items_with(seed, grammar::FULL_LEXICON, Grammar::Agreement)
+    verb_items_with(seed, &Draw::FULL, Grammar::Agreement)
 }
 
-/// [`verb_items`] from `g` with `lexicon` words per open class (in the nested language the
-/// foil is another noun's verb, [`crate::chapters::syntax::nested::foil`]).
-pub fn verb_items_with(seed: u64, lexicon: usize, g: Grammar) -> Vec<AgreementItem> {
+/// [`verb_items`] from `g` drawn as `draw` says (in the nested language the foil is another
+/// noun's verb, [`crate::chapters::syntax::nested::foil`]).
+pub fn verb_items_with(seed: u64, draw: &Draw, g: Grammar) -> Vec<AgreementItem> {
     let mut rng = stream(seed, Stream::Table, 2);
     let mut items = Vec::with_capacity(VERB_ITEMS);
     while items.len() < VERB_ITEMS {
         items.extend(
-            lang::minimal_pairs(g, &mut rng, 1, lexicon)
+            lang::minimal_pairs(g, &mut rng, 1, draw)
                 .into_iter()
                 .filter(|it| it.verb_pos >= it.subject_pos + VERB_MIN_DISTANCE),
         );
@@ -91,8 +93,13 @@ pub fn verb_items_with(seed: u64, lexicon: usize, g: Grammar) -> Vec<AgreementIt
 }
 
 /// Logits at each item's masked verb, `[items, vocab]` row-major.
-async fn logits_at_verbs(model: &Transformer, g: Grammar, items: &[AgreementItem], device: &Device) -> Vec<f32> {
-    let t = lang::max_len(g);
+async fn logits_at_verbs(
+    model: &Transformer,
+    g: Grammar,
+    t: usize,
+    items: &[AgreementItem],
+    device: &Device,
+) -> Vec<f32> {
     let mut tokens = vec![PAD; items.len() * t];
     for (k, it) in items.iter().enumerate() {
         let l = it.tokens.len().min(t);
@@ -115,15 +122,15 @@ async fn logits_at_verbs(model: &Transformer, g: Grammar, items: &[AgreementItem
 /// where agreement needs the syntax; in the bracket language the outer pair) and that has at most 12 words, so its arcs stay readable;
 /// if none of 200 draws qualifies, the longest of them. It only feeds the snapshot, never a metric.
 pub fn showcase_sentence(seed: u64) -> Sentence {
-    showcase_sentence_with(seed, grammar::FULL_LEXICON, Grammar::Agreement)
+    showcase_sentence_with(seed, &Draw::FULL, Grammar::Agreement)
 }
 
-/// [`showcase_sentence`] from `g` with `lexicon` words per open class.
-pub fn showcase_sentence_with(seed: u64, lexicon: usize, g: Grammar) -> Sentence {
+/// [`showcase_sentence`] from `g` drawn as `draw` says.
+pub fn showcase_sentence_with(seed: u64, draw: &Draw, g: Grammar) -> Sentence {
     let mut rng = stream(seed, Stream::Table, 1);
     let mut longest: Option<Sentence> = None;
     for _ in 0..200 {
-        let s = lang::sample(g, &mut rng, lexicon);
+        let s = lang::sample(g, &mut rng, draw);
         if s.root.abs_diff(s.subject) >= 3 && s.len() <= 12 {
             return s;
         }
@@ -269,7 +276,7 @@ pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
     TransformerConfig::sized(
         cfg,
         lang::vocab_size(cfg.grammar),
-        lang::max_len(cfg.grammar),
+        lang::max_len(cfg.grammar, &Draw::of(cfg)),
         Attention::Softmax,
         Sees::All,
     )
@@ -302,12 +309,13 @@ impl Chapter for Syntax {
     fn build(cfg: &RunConfig, device: &Device) -> (Syntax, Transformer) {
         let init = Init::PaperWith { flat_out: cfg.flat_out == 1, qk: cfg.qk_init };
         let model = model_config(cfg).init(init, cfg.seed, device);
-        let (lex, g) = (cfg.lexicon, cfg.grammar);
-        let agreement = lang::minimal_pairs(g, &mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, lex);
-        let showcase = showcase_sentence_with(cfg.seed, lex, g);
-        let verbs = verb_items_with(cfg.seed, lex, g);
-        let probe = lang::sample_n(g, &mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, lex);
-        (Syntax { grammar: g, t: lang::max_len(g), agreement, verbs, probe, showcase }, model)
+        let (draw, g) = (Draw::of(cfg), cfg.grammar);
+        let agreement = lang::minimal_pairs(g, &mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, &draw);
+        let showcase = showcase_sentence_with(cfg.seed, &draw, g);
+        let verbs = verb_items_with(cfg.seed, &draw, g);
+        let probe = lang::sample_n(g, &mut stream(cfg.seed, Stream::Table, 3), PROBE_SENTENCES, &draw);
+        let t = lang::max_len(g, &draw);
+        (Syntax { grammar: g, draw, t, agreement, verbs, probe, showcase }, model)
     }
 
     /// The whole batch only: chapter 3 trains as one shard ([`RunConfig::check_shards`]).
@@ -321,7 +329,7 @@ impl Chapter for Syntax {
     ) -> Forward<TrainStep> {
         assert_eq!(part, Part::WHOLE, "chapter 3 trains as one shard");
         let (b, g, t) = (cfg.batch, self.grammar, self.t);
-        let sentences = lang::sample_n(g, &mut stream(cfg.seed, Stream::Train, s as u64), b, cfg.lexicon);
+        let sentences = lang::sample_n(g, &mut stream(cfg.seed, Stream::Train, s as u64), b, &self.draw);
         let p = pad(&sentences, t);
         let (inputs, targets) =
             lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut stream(cfg.seed, Stream::Mask, s as u64));
@@ -356,7 +364,7 @@ impl Chapter for Syntax {
         let (loss, train_reg, lambda) = (train.loss, train.values[1], train.batch.lambda);
         let (eb, g, t) = (cfg.eval_batch, self.grammar, self.t);
         let mut rng = stream(cfg.seed, Stream::Eval, s as u64);
-        let sentences = lang::sample_n(g, &mut rng, eb, cfg.lexicon);
+        let sentences = lang::sample_n(g, &mut rng, eb, &self.draw);
         let p = pad(&sentences, t);
         let pads = pad_mask(&p.tokens, eb, t, plain);
 
@@ -390,13 +398,13 @@ impl Chapter for Syntax {
 
         // Agreement: logits at the masked main verb.
         let v = lang::vocab_size(g);
-        let at_verb = logits_at_verbs(model, g, &self.agreement, plain).await;
+        let at_verb = logits_at_verbs(model, g, t, &self.agreement, plain).await;
         let pairs: Vec<(i64, i64)> = self.agreement.iter().map(|it| (it.good, it.bad)).collect();
         let agreement_acc = m::agreement_accuracy(&at_verb, v, &pairs);
         let agreement_logodds = m::agreement_logodds(&at_verb, v, &pairs);
 
         // The loss where syntax matters: the masked main verb of the fixed far-subject items.
-        let at_far_verb = logits_at_verbs(model, g, &self.verbs, plain).await;
+        let at_far_verb = logits_at_verbs(model, g, t, &self.verbs, plain).await;
         let verb_targets: Vec<i64> = self.verbs.iter().map(|it| it.good).collect();
         let verb_loss = m::mean_nll(&at_far_verb, v, &verb_targets);
         let verb_pairs: Vec<(i64, i64)> = self.verbs.iter().map(|it| (it.good, it.bad)).collect();

@@ -46,7 +46,7 @@ impl View for SyntaxRow {
 
     /// The language's longest sentence and its vocabulary ([`super::language`]).
     fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
-        use super::language::{max_len, vocab_size};
-        crate::config::Shape { positions: max_len(cfg.grammar), vocab: vocab_size(cfg.grammar) }
+        use super::language::{max_len, vocab_size, Draw};
+        crate::config::Shape { positions: max_len(cfg.grammar, &Draw::of(cfg)), vocab: vocab_size(cfg.grammar) }
     }
 }

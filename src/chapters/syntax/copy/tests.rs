@@ -195,10 +195,64 @@ fn the_slots_are_always_masked() {
     assert!((0.14..0.16).contains(&share), "{share}");
 }
 
+/// The reference options draw exactly what `sample` draws; decoys add that many class tokens
+/// outside the units (never a slot's head, attached as fillers), so that in about a third of the
+/// sentences with 2 decoys (counted: 0.25–0.45) the class token nearest before the innermost slot
+/// is a decoy, not its subject's; with repetition the classes repeat (a sentence holds all three
+/// in 6 of 27 draws, 2/9) and each clause's class is uniform.
+#[test]
+fn decoys_and_repeated_classes() {
+    let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(60), ChaCha8Rng::seed_from_u64(60));
+    for _ in 0..200 {
+        assert_eq!(sample(&mut a), sample_with(&mut b, &Options::REFERENCE));
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(61);
+    let options = Options { decoys: 2, repeat_classes: false };
+    let n = 4000;
+    let mut nearest_is_decoy = 0usize;
+    for _ in 0..n {
+        let s = sample_with(&mut r, &options);
+        assert!(s.len() <= options.max_len() && options.max_len() == MAX_LEN + 2);
+        let classes = s.tokens.iter().filter(|&&t| class_of(t).is_some()).count();
+        assert_eq!(classes, 2 * CLAUSES + 2, "3 subjects, 3 slots, 2 decoys: {}", s.text());
+        let sl = slots(&s);
+        for x in &sl {
+            assert_eq!(s.tokens[x.pos], s.tokens[x.class_pos], "{}", s.text());
+            assert!(s.tokens[x.class_pos - 1] >= noun(0) && s.tokens[x.class_pos - 1] <= noun(NOUNS - 1));
+        }
+        let subjects: Vec<usize> = sl.iter().map(|x| x.class_pos).collect();
+        let targets: Vec<usize> = sl.iter().map(|x| x.pos).collect();
+        for (i, &t) in s.tokens.iter().enumerate() {
+            if class_of(t).is_some() && !subjects.contains(&i) && !targets.contains(&i) {
+                let h = s.heads[i].expect("a decoy has a head");
+                assert!(s.tokens[h] >= verb(0) && s.tokens[h] <= verb(VERBS - 1), "a decoy attaches to a verb");
+            }
+        }
+        let inner = sl.iter().find(|x| x.depth == CLAUSES - 1).unwrap();
+        let nearest = (0..inner.pos).rev().find(|&j| class_of(s.tokens[j]).is_some()).unwrap();
+        nearest_is_decoy += usize::from(nearest != inner.class_pos);
+    }
+    let share = nearest_is_decoy as f64 / n as f64;
+    assert!((0.25..0.45).contains(&share), "{share}");
+    let options = Options { decoys: 0, repeat_classes: true };
+    let (mut all_three, mut first) = (0usize, [0usize; CLASSES]);
+    for _ in 0..n {
+        let s = sample_with(&mut r, &options);
+        let mut c: Vec<usize> = slots(&s).iter().map(|x| class_of(s.tokens[x.class_pos]).unwrap()).collect();
+        first[c[0]] += 1;
+        c.sort_unstable();
+        c.dedup();
+        all_three += usize::from(c.len() == CLASSES);
+    }
+    let share = all_three as f64 / n as f64;
+    assert!((share - 2.0 / 9.0).abs() < 0.03, "{share}");
+    assert!(first.iter().all(|&f| (f * 3).abs_diff(n) < n / 10), "{first:?}");
+}
+
 #[test]
 fn items_mask_every_slot_and_ask_for_the_outermost() {
     let mut r = ChaCha8Rng::seed_from_u64(55);
-    for it in items(&mut r, 200) {
+    for it in items(&mut r, 200, &Options::REFERENCE) {
         assert_eq!(it.tokens.iter().filter(|&&t| t == MASK).count(), CLAUSES);
         assert_eq!(it.tokens[it.verb_pos], MASK);
         assert_eq!(it.tokens[it.subject_pos], it.good, "the outermost subject's class");
