@@ -97,13 +97,13 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
     ("qk0.1", "W_q, W_k drawn with 0.1 × the std", "syntax-copy", &[("qk-init", "0.1")]),
     ("qk0.01", "W_q, W_k drawn with 0.01 × the std", "syntax-copy", &[("qk-init", "0.01")]),
     ("qk0.001", "W_q, W_k drawn with 0.001 × the std", "syntax-copy", &[("qk-init", "0.001")]),
-    ("decoys2", "2 decoy class tokens per sentence", "syntax-copy", &[("decoys", "2")]),
-    ("repeat", "classes drawn with repetition", "syntax-copy", &[("repeat-classes", "1")]),
+    ("decoys2", "2 decoy class tokens per sentence", "syntax-copy", &[("decoys", "2"), ("steps", "2500")]),
+    ("repeat", "classes drawn with repetition", "syntax-copy", &[("repeat-classes", "1"), ("steps", "2500")]),
     (
         "decoys2-repeat",
         "2 decoys and classes drawn with repetition",
         "syntax-copy",
-        &[("decoys", "2"), ("repeat-classes", "1")],
+        &[("decoys", "2"), ("repeat-classes", "1"), ("steps", "2500")],
     ),
 ];
 
