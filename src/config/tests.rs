@@ -55,6 +55,45 @@ fn every_param_round_trips_through_get_and_set() {
     }
 }
 
+/// `validate` reads the typed values: for every numeric key, a value just past its maximum
+/// written into the field (as a config file could hold it) fails, naming that key and the
+/// maximum as the safe value; a NaN real fails with no safe value.
+#[test]
+fn validate_checks_each_typed_value_against_its_kind() {
+    let base = RunConfig::preset(Preset::Paper);
+    for p in PARAMS.iter().filter(|p| p.key != "preset") {
+        let mut cfg = base.clone();
+        let expected = match (p.field, p.kind) {
+            (Field::Count(_, set), Kind::Int { max, .. }) => {
+                set(&mut cfg, max as usize + 1);
+                max.to_string()
+            }
+            (Field::Seed(_, set), Kind::Int { max, .. }) => {
+                set(&mut cfg, max as u64 + 1);
+                max.to_string()
+            }
+            (Field::Real(_, set), Kind::Float { max, .. }) => {
+                set(&mut cfg, max * 2.0 + 1.0);
+                fmt_f64(max)
+            }
+            (Field::Named(..), Kind::Choice(_)) => continue,
+            _ => panic!("{}: the schema pairs its field with another kind", p.key),
+        };
+        if p.key == "experiment" {
+            continue;
+        }
+        let err = cfg.validate().expect_err(p.key);
+        assert_eq!((err.key.as_str(), err.safe.as_deref()), (p.key, Some(expected.as_str())), "{err}");
+    }
+    let mut cfg = base.clone();
+    cfg.lr = f64::NAN;
+    let err = cfg.validate().unwrap_err();
+    assert_eq!((err.key.as_str(), err.safe), ("lr", None));
+    let mut cfg = base;
+    cfg.heads = 3;
+    assert_eq!(cfg.validate().unwrap_err().key, "heads", "heads divide d-model");
+}
+
 #[test]
 fn out_of_range_is_rejected_with_a_clamped_safe_value() {
     let mut cfg = RunConfig::default();

@@ -105,6 +105,13 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         "syntax-copy",
         &[("decoys", "2"), ("repeat-classes", "1"), ("steps", "2500")],
     ),
+    ("decoys4", "4 decoy class tokens per sentence", "syntax-copy", &[("decoys", "4"), ("steps", "2500")]),
+    (
+        "decoys2-qk0.01",
+        "2 decoys and W_q, W_k drawn with 0.01 × the std",
+        "syntax-copy",
+        &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500")],
+    ),
 ];
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
