@@ -209,6 +209,8 @@ impl Preset {
 pub mod chapters;
 mod error;
 pub use error::ConfigError;
+mod live;
+pub use live::LiveChange;
 mod memory;
 pub use memory::*;
 mod presets;

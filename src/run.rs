@@ -189,8 +189,8 @@ impl Run {
     }
 
     /// Changes a live parameter without losing the run.
-    pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        each!(self, t => t.set_live(key, value))
+    pub fn set_live(&mut self, change: crate::config::LiveChange) {
+        each!(self, t => t.set_live(change))
     }
 
     /// Fault-injection hook for tests (see [`crate::train::Trainer::force_lr`]).

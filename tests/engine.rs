@@ -261,12 +261,31 @@ fn a_divergence_between_evaluations_is_found_at_the_next_one_or_when_settled() {
 
 #[test]
 fn live_parameters_apply_and_reset_only_ones_are_refused() {
+    use plateau::config::{LiveChange, PARAMS};
     let mut t = Trainer::new(golden_config(), &cpu_device()).unwrap();
-    t.set_live("c", "3").unwrap();
+    let change = LiveChange::parse(t.config(), "c", "3").unwrap();
+    assert_eq!(change, LiveChange::C(3.0));
+    t.set_live(change);
     assert_eq!(t.config().c, 3.0);
-    let err = t.set_live("d-model", "32").unwrap_err();
+    let err = LiveChange::parse(t.config(), "d-model", "32").unwrap_err();
     assert!(err.to_string().contains("reset"));
-    assert!(t.set_live("lr", "5").is_err());
+    let err = LiveChange::parse(t.config(), "lr", "5").unwrap_err();
+    assert_eq!(err.safe.as_deref(), Some("1"), "out of range: the clamped value");
+    // the typed changes are the schema's live keys, each written back as its key's value
+    for p in PARAMS {
+        let cfg = t.config().clone();
+        let value = cfg.get(p.key).unwrap();
+        match LiveChange::parse(&cfg, p.key, &value) {
+            Ok(change) => {
+                assert!(p.live, "{} parses as a live change", p.key);
+                assert_eq!(change.key(), p.key);
+                let mut after = cfg.clone();
+                change.apply(&mut after);
+                assert_eq!(after, cfg, "{}: its own value changes nothing", p.key);
+            }
+            Err(_) => assert!(!p.live, "{} is live in the schema but not a LiveChange", p.key),
+        }
+    }
 }
 
 #[test]

@@ -56,8 +56,8 @@ fn a_finished_run_loads_finished_and_continues_when_steps_grow() {
     assert_eq!(*loaded.status(), Status::Finished);
     assert_eq!(loaded.csv(), run.csv());
     // The same live change on both: they go on identically.
-    run.set_live("steps", "12").unwrap();
-    loaded.set_live("steps", "12").unwrap();
+    run.set_live(plateau::config::LiveChange::Steps(12));
+    loaded.set_live(plateau::config::LiveChange::Steps(12));
     to_end(&mut run);
     to_end(&mut loaded);
     assert_eq!(loaded.csv(), run.csv());

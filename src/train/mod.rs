@@ -34,7 +34,7 @@ pub mod checkpoint;
 pub mod optim;
 pub mod shards;
 
-use crate::config::{ConfigError, RunConfig};
+use crate::config::{ConfigError, LiveChange, RunConfig};
 use crate::history::{AtStep, History};
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -52,32 +52,12 @@ pub enum Status {
     Diverged(String),
 }
 
-/// Sets a live parameter of a running config (the schema's `live` keys), and resumes a finished
-/// run when `steps` grows past `step`. Keys that need a reset are refused with a message.
-pub fn set_live_param(
-    cfg: &mut RunConfig,
-    status: &mut Status,
-    step: usize,
-    key: &str,
-    value: &str,
-) -> Result<(), ConfigError> {
-    match crate::config::spec(key) {
-        Some(spec) if spec.live => {
-            cfg.set(key, value)?;
-            if *status == Status::Finished && step < cfg.steps {
-                *status = Status::Running;
-            }
-            Ok(())
-        }
-        _ => Err(ConfigError {
-            key: key.to_string(),
-            value: value.to_string(),
-            allowed: format!(
-                "a live parameter ({}); others apply at reset",
-                crate::config::PARAMS.iter().filter(|p| p.live).map(|p| p.key).collect::<Vec<_>>().join(", ")
-            ),
-            safe: Some(cfg.get(key).unwrap_or_default()),
-        }),
+/// Applies a live change ([`LiveChange`], parsed at the engine's boundary) to a running config,
+/// and resumes a finished run when `steps` grows past `step`.
+pub fn apply_live(cfg: &mut RunConfig, status: &mut Status, step: usize, change: LiveChange) {
+    change.apply(cfg);
+    if *status == Status::Finished && step < cfg.steps {
+        *status = Status::Running;
     }
 }
 
@@ -343,8 +323,8 @@ impl<C: Chapter> Trainer<C> {
 
     /// Changes a live parameter (the schema's `live` keys: `lr`, `steps`, the cadences and each
     /// chapter's own) without losing the run. Other keys need a new trainer.
-    pub fn set_live(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        set_live_param(&mut self.cfg, &mut self.status, self.step, key, value)
+    pub fn set_live(&mut self, change: LiveChange) {
+        apply_live(&mut self.cfg, &mut self.status, self.step, change)
     }
 
     /// Fault-injection hook for tests: sets the learning rate without validation (an infinite

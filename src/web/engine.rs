@@ -349,12 +349,10 @@ impl Session {
     /// a bad value, or naming the live parameters for any other key (the others apply at reset).
     #[wasm_bindgen(js_name = setParam)]
     pub fn set_param(&self, key: String, value: String) -> Result<(), JsValue> {
-        self.inner
-            .try_borrow_mut()
-            .map_err(|_| js_err("session is busy"))?
-            .trainer
-            .set_live(&key, &value)
-            .map_err(js_err)
+        let mut inner = self.inner.try_borrow_mut().map_err(|_| js_err("session is busy"))?;
+        let change = crate::config::LiveChange::parse(inner.trainer.config(), &key, &value).map_err(js_err)?;
+        inner.trainer.set_live(change);
+        Ok(())
     }
 
     /// Fault injection for the end-to-end tests: `"diverge"` sets an infinite learning rate, so
