@@ -627,48 +627,6 @@ impl RunConfig {
     }
 }
 
-impl ParamSpec {
-    /// Whether `cfg`'s value of this parameter is within its kind, read as its type (no text
-    /// round trip): an integer or a finite number in range, or one of the choices. The error
-    /// names the key, the value, the allowed range and the clamped value where there is one.
-    pub fn check(&self, cfg: &RunConfig) -> Result<(), ConfigError> {
-        let fail = |value: String, safe: Option<String>| ConfigError {
-            key: self.key.to_string(),
-            value,
-            allowed: describe(self.kind),
-            safe,
-        };
-        match (self.field, self.kind) {
-            (Field::Count(get, _), Kind::Int { min, max }) => {
-                let v = get(cfg) as i128;
-                let clamped = v.clamp(min as i128, max as i128);
-                (v == clamped).then_some(()).ok_or_else(|| fail(v.to_string(), Some(clamped.to_string())))
-            }
-            (Field::Seed(get, _), Kind::Int { min, max }) => {
-                let v = get(cfg) as i128;
-                let clamped = v.clamp(min as i128, max as i128);
-                (v == clamped).then_some(()).ok_or_else(|| fail(v.to_string(), Some(clamped.to_string())))
-            }
-            (Field::Real(get, _), Kind::Float { min, max, .. }) => {
-                let v = get(cfg);
-                if !v.is_finite() {
-                    return Err(fail(fmt_f64(v), None));
-                }
-                let clamped = v.clamp(min, max);
-                (v == clamped).then_some(()).ok_or_else(|| fail(fmt_f64(v), Some(fmt_f64(clamped))))
-            }
-            (Field::Named(get, _), Kind::Choice(names)) => {
-                let v = get(cfg);
-                names.contains(&v).then_some(()).ok_or_else(|| fail(v.to_string(), None))
-            }
-            _ => Err(fail(
-                cfg.get(self.key).unwrap_or_default(),
-                Some(format!("(the schema pairs {}'s field with another kind)", self.key)),
-            )),
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 enum Value {
     Int(i64),

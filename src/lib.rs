@@ -30,6 +30,7 @@ pub mod backend;
 pub mod chapters;
 pub mod colormap;
 pub mod config;
+pub mod controls;
 pub mod history;
 pub mod legend;
 pub mod measured;

@@ -390,8 +390,8 @@ fn the_pages_chapter2_order_findings_are_the_ones_quoted_in_reproduction_md() {
     assert!(block.starts_with("<strong>Which is learned first</strong>"), "{block}");
     // The Task control's mixed share is the one the page's prose says the ablation found the
     // paper's order at: the paragraph's link to a passing configuration carries it.
-    let task = plateau::config::PARAMS.iter().find(|p| p.key == "memory").and_then(|p| p.control.as_ref()).unwrap();
-    let plateau::config::Widget::Select { options } = task.widget else { panic!("the Task control is a list") };
+    let task = plateau::controls::control("memory").unwrap();
+    let plateau::controls::Widget::Select { options } = task.widget else { panic!("the Task control is a list") };
     let mixed = options.iter().find(|o| o.0 != "0").expect("a mixed option").0;
     assert!(block.contains(&format!("&amp;memory={mixed}&amp;")), "the share {mixed} passes: {block}");
     let html = std::fs::read_to_string(format!("{}/index.html", env!("CARGO_MANIFEST_DIR"))).unwrap();

@@ -1,8 +1,9 @@
-//! The schema: every parameter once, with its kind and range, its doc, whether it applies live,
-//! and the page's control for it.
+//! The schema: every parameter once, with its kind and range, its doc and whether it applies
+//! live. How the page shows a key (label, help, widget) is the page's: `crate::controls`.
 
-use super::{Attention, Grammar, MemoryLabels, MemoryPosition, ModelKind, Preset, RunConfig};
-use serde::Serialize;
+use super::{
+    describe, fmt_f64, Attention, ConfigError, Grammar, MemoryLabels, MemoryPosition, ModelKind, Preset, RunConfig,
+};
 
 /// Where a parameter lives in [`RunConfig`]: its reader and writer, by the field's type. With
 /// this, a key is spelled once, in its [`ParamSpec`]; [`RunConfig::get`] and [`RunConfig::set`]
@@ -56,53 +57,6 @@ pub struct ParamSpec {
     pub field: Field,
     /// The chapters whose runs it changes (empty: every chapter).
     pub chapters: &'static [u8],
-    /// The page's control for it, if the page has one (the others are URL, config-file and CLI
-    /// keys only). The page builds every control from this table (`paramSchema()`): its range
-    /// is always the key's own range.
-    pub control: Option<Control>,
-}
-
-/// How the page shows a parameter: label, help, widget and chapters. The range, the scale (log
-/// or linear), the type and whether it applies live come from the [`ParamSpec`] itself.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Control {
-    /// Label text.
-    pub label: &'static str,
-    /// One or two sentences under the control (plain text); the page adds "Applies live." or
-    /// "Applies at reset." from [`ParamSpec::live`].
-    pub help: &'static str,
-    /// The chapters that show it (empty: every chapter).
-    pub chapters: &'static [u8],
-    /// The widget.
-    pub widget: Widget,
-}
-
-/// A control's widget.
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum Widget {
-    /// A slider over the key's range (over log₁₀ of it for a log range) in steps of `step`
-    /// (log₁₀ units for a log range). A log slider's value has `digits` significant digits, a
-    /// linear one is rounded to its step; within 2.5 steps of `snap` (when set) the value is
-    /// `snap` exactly.
-    Slider {
-        /// Slider step.
-        step: f64,
-        /// Significant digits of the value.
-        digits: u32,
-        /// A value the slider snaps to (c = 1, the mask off).
-        snap: Option<f64>,
-        /// The text shown for the snapped value (e.g. "1 (off)").
-        snap_label: &'static str,
-    },
-    /// A number box over the key's range.
-    Number,
-    /// A select: `(value, label)` options; a value not listed (from a URL or file) is shown as
-    /// an extra option.
-    Select {
-        /// The options.
-        options: &'static [(&'static str, &'static str)],
-    },
 }
 
 /// Every parameter of a run, once. Defaults live in [`RunConfig::preset`].
@@ -114,12 +68,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.experiment.name(), RunConfig::switch_experiment),
         chapters: &[],
-        control: Some(Control {
-            label: "Task",
-            help: "What the model must write: the moving-window sum y_i = (x_{i−1} + x_i) mod 17 (the paper’s), or the prefix sum y_i = (x_1 + … + x_i) mod 17.",
-            chapters: &[1],
-            widget: Widget::Select { options: &[("mws", "moving-window sum"), ("prefix-sum", "prefix sum")] },
-        }),
     },
     ParamSpec {
         key: "preset",
@@ -128,12 +76,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.preset.name(), |c, s| c.preset = Preset::parse(s).unwrap_or(c.preset)),
         chapters: &[],
-        control: Some(Control {
-            label: "Preset",
-            help: "Paper: the papers’ larger setups — minutes per run on a CPU.",
-            chapters: &[],
-            widget: Widget::Select { options: &[("interactive", "interactive (small, fast)"), ("paper", "paper (exact, slow)")] },
-        }),
     },
     ParamSpec {
         key: "seed",
@@ -142,12 +84,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Seed(|c| c.seed, |c, v| c.seed = v),
         chapters: &[],
-        control: Some(Control {
-            label: "Seed",
-            help: "Weights and data; the same seed gives the same run.",
-            chapters: &[],
-            widget: Widget::Number,
-        }),
     },
     ParamSpec {
         key: "steps",
@@ -156,7 +92,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(steps),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "n",
@@ -165,11 +100,10 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(n),
         chapters: &[1],
-        control: None,
     },
     ParamSpec { key: "layers", doc: "Transformer layers.", kind: Kind::Int { min: 1, max: 8 }, live: false,
         field: count!(layers),
-        chapters: &[], control: None },
+        chapters: &[] },
     ParamSpec {
         key: "heads",
         doc: "Attention heads per layer (must divide d-model).",
@@ -177,7 +111,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(heads),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "d-model",
@@ -186,18 +119,10 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(d_model),
         chapters: &[],
-        control: Some(Control {
-            label: "Width",
-            help: "The residual stream's width (the MLP stays at its preset's size). Wider models start with more similar hidden states.",
-            chapters: &[4],
-            widget: Widget::Select {
-                options: &[("64", "64 (interactive)"), ("128", "128"), ("256", "256 (slower)"), ("512", "512 (much slower)")],
-            },
-        }),
     },
     ParamSpec { key: "d-ff", doc: "Hidden width of the MLP.", kind: Kind::Int { min: 8, max: 4096 }, live: false,
         field: count!(d_ff),
-        chapters: &[], control: None },
+        chapters: &[] },
     ParamSpec {
         key: "attention",
         doc: "Linear attention as in the paper (no softmax), or softmax.",
@@ -205,12 +130,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.attention.name(), |c, s| c.attention = if s == "linear" { Attention::Linear } else { Attention::Softmax }),
         chapters: &[1],
-        control: Some(Control {
-            label: "Attention",
-            help: "Linear: scores without softmax, as in the paper.",
-            chapters: &[1],
-            widget: Widget::Select { options: &[("linear", "linear (paper)"), ("softmax", "softmax")] },
-        }),
     },
     ParamSpec {
         key: "c",
@@ -219,12 +138,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: real!(c),
         chapters: &[1],
-        control: Some(Control {
-            label: "Attention mask c",
-            help: "Multiplies the attention on the entries the solution needs (Ω): >1 pushes attention toward them, <1 away, 1 = off.",
-            chapters: &[1],
-            widget: Widget::Slider { step: 0.01, digits: 3, snap: Some(1.0), snap_label: "1 (off)" },
-        }),
     },
     ParamSpec {
         key: "c-from",
@@ -233,12 +146,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(c_from),
         chapters: &[1],
-        control: Some(Control {
-            label: "Mask from step",
-            help: "The mask c acts from this step on.",
-            chapters: &[1],
-            widget: Widget::Number,
-        }),
     },
     ParamSpec {
         key: "lr",
@@ -247,12 +154,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: real!(lr),
         chapters: &[],
-        control: Some(Control {
-            label: "Learning rate",
-            help: "Adam/AdamW step size (log scale).",
-            chapters: &[],
-            widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
-        }),
     },
     ParamSpec {
         key: "batch",
@@ -261,7 +162,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(batch),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "eval-batch",
@@ -270,7 +170,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(eval_batch),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "eval-every",
@@ -279,7 +178,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(eval_every),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "snapshot-every",
@@ -288,7 +186,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(snapshot_every),
         chapters: &[],
-        control: None,
     },
     ParamSpec {
         key: "gamma",
@@ -297,12 +194,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: real!(gamma),
         chapters: &[2],
-        control: Some(Control {
-            label: "Init scale γ",
-            help: "Weights start as N(0, (d_in^−γ)²): larger γ = smaller init.",
-            chapters: &[2],
-            widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
-        }),
     },
     ParamSpec {
         key: "model",
@@ -311,17 +202,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.model.name(), |c, s| c.model = if s == "emb-mlp" { ModelKind::EmbMlp } else { ModelKind::Transformer }),
         chapters: &[2],
-        control: Some(Control {
-            label: "Model",
-            help: "The paper’s simplified model has no attention; its embeddings move the same way.",
-            chapters: &[2],
-            widget: Widget::Select {
-                options: &[
-                    ("transformer", "transformer (2 layers, 1 head)"),
-                    ("emb-mlp", "Emb-MLP (embedding → mean → MLP)"),
-                ],
-            },
-        }),
     },
     ParamSpec {
         key: "memory",
@@ -330,17 +210,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: real!(memory),
         chapters: &[2],
-        control: Some(Control {
-            label: "Task",
-            help: "Memory anchors map each key to a random label: only a lookup table can fit them.",
-            chapters: &[2],
-            widget: Widget::Select {
-                // 5/16 memory samples: the share at which the learning-order ablation found the
-                // paper's order (REPRODUCTION.md; issue 36: a design that shows it becomes the
-                // mixed task's default). Other shares come from the URL (`memory=`).
-                options: &[("0", "reasoning anchors only"), ("0.3125", "reasoning + memory anchors (5/16 memory)")],
-            },
-        }),
     },
     ParamSpec {
         key: "seq-len",
@@ -349,7 +218,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(seq_len),
         chapters: &[2],
-        control: None,
     },
     ParamSpec {
         key: "memory-keys",
@@ -358,7 +226,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(memory_keys),
         chapters: &[2],
-        control: None,
     },
     ParamSpec {
         key: "memory-labels",
@@ -370,7 +237,6 @@ pub const PARAMS: &[ParamSpec] = &[
             |c, s| c.memory_labels = if s == "permutation" { MemoryLabels::Permutation } else { MemoryLabels::Cell },
         ),
         chapters: &[2],
-        control: None,
     },
     ParamSpec {
         key: "memory-position",
@@ -382,7 +248,6 @@ pub const PARAMS: &[ParamSpec] = &[
             |c, s| c.memory_position = if s == "before" { MemoryPosition::Before } else { MemoryPosition::After },
         ),
         chapters: &[2],
-        control: None,
     },
     ParamSpec {
         key: "warmup",
@@ -391,7 +256,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(warmup),
         chapters: &[2, 3, 4],
-        control: None,
     },
     ParamSpec {
         key: "lexicon",
@@ -400,7 +264,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(lexicon),
         chapters: &[3],
-        control: None,
     },
     ParamSpec {
         key: "grammar",
@@ -409,20 +272,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: Field::Named(|c| c.grammar.name(), |c, s| c.grammar = Grammar::from_name(s).unwrap_or_default()),
         chapters: &[3],
-        control: Some(Control {
-            label: "Language",
-            help: "What the model learns: nested clauses whose verbs their subjects choose (the chapter's default, on 1 layer), subject–verb number agreement (its first version, on 2 layers), the nested language with only verbs masked, typed brackets, or a verb slot that copies its subject's class across embedded clauses.",
-            chapters: &[3],
-            widget: Widget::Select {
-                options: &[
-                    ("nested", "nested clauses"),
-                    ("agreement", "number agreement"),
-                    ("nested-verbs", "nested, verbs masked"),
-                    ("dyck", "typed brackets"),
-                    ("copy", "copy agreement"),
-                ],
-            },
-        }),
     },
     ParamSpec {
         key: "weight-decay",
@@ -431,7 +280,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: real!(weight_decay),
         chapters: &[2, 3, 4],
-        control: None,
     },
     ParamSpec {
         key: "lambda",
@@ -440,12 +288,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: real!(lambda),
         chapters: &[3],
-        control: Some(Control {
-            label: "Regularizer λ",
-            help: "Loss + λ × attention on the gold arcs: >0 suppresses syntactic attention, <0 promotes it.",
-            chapters: &[3],
-            widget: Widget::Slider { step: 0.005, digits: 3, snap: None, snap_label: "" },
-        }),
     },
     ParamSpec {
         key: "lambda-from",
@@ -454,7 +296,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(lambda_from),
         chapters: &[3],
-        control: Some(Control { label: "λ from step", help: "λ acts from this step…", chapters: &[3], widget: Widget::Number }),
     },
     ParamSpec {
         key: "lambda-until",
@@ -463,12 +304,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(lambda_until),
         chapters: &[3],
-        control: Some(Control {
-            label: "λ until step",
-            help: "…and stops here (e.g. 300 for a brief early suppression).",
-            chapters: &[3],
-            widget: Widget::Number,
-        }),
     },
     ParamSpec {
         key: "log-evals",
@@ -477,7 +312,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: true,
         field: count!(log_evals),
         chapters: &[4],
-        control: None,
     },
     ParamSpec {
         key: "flat-out",
@@ -486,7 +320,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(flat_out),
         chapters: &[3],
-        control: None,
     },
     ParamSpec {
         key: "qk-init",
@@ -495,7 +328,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: real!(qk_init),
         chapters: &[3],
-        control: None,
     },
     ParamSpec {
         key: "decoys",
@@ -504,7 +336,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(decoys),
         chapters: &[3],
-        control: None,
     },
     ParamSpec {
         key: "repeat-classes",
@@ -513,7 +344,6 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(repeat_classes),
         chapters: &[3],
-        control: None,
     },
     ParamSpec {
         key: "shards",
@@ -522,14 +352,50 @@ pub const PARAMS: &[ParamSpec] = &[
         live: false,
         field: count!(shards),
         chapters: &[1, 2, 4],
-        control: Some(Control {
-            label: "Shards",
-            help: "Slices of each step's batch, shared by workers on this machine's cores, with the same rows for any number of workers. 1 as the measured runs; 4 differs only by rounding, and is faster where a step is long, as in chapter 2 (BENCHMARKS.md).",
-            chapters: &[1, 2, 4],
-            widget: Widget::Select { options: &[("1", "1 (one worker)"), ("4", "4 (shared by the workers)")] },
-        }),
     },
 ];
+
+impl ParamSpec {
+    /// Whether `cfg`'s value of this parameter is within its kind, read as its type (no text
+    /// round trip): an integer or a finite number in range, or one of the choices. The error
+    /// names the key, the value, the allowed range and the clamped value where there is one.
+    pub fn check(&self, cfg: &RunConfig) -> Result<(), ConfigError> {
+        let fail = |value: String, safe: Option<String>| ConfigError {
+            key: self.key.to_string(),
+            value,
+            allowed: describe(self.kind),
+            safe,
+        };
+        match (self.field, self.kind) {
+            (Field::Count(get, _), Kind::Int { min, max }) => {
+                let v = get(cfg) as i128;
+                let clamped = v.clamp(min as i128, max as i128);
+                (v == clamped).then_some(()).ok_or_else(|| fail(v.to_string(), Some(clamped.to_string())))
+            }
+            (Field::Seed(get, _), Kind::Int { min, max }) => {
+                let v = get(cfg) as i128;
+                let clamped = v.clamp(min as i128, max as i128);
+                (v == clamped).then_some(()).ok_or_else(|| fail(v.to_string(), Some(clamped.to_string())))
+            }
+            (Field::Real(get, _), Kind::Float { min, max, .. }) => {
+                let v = get(cfg);
+                if !v.is_finite() {
+                    return Err(fail(fmt_f64(v), None));
+                }
+                let clamped = v.clamp(min, max);
+                (v == clamped).then_some(()).ok_or_else(|| fail(fmt_f64(v), Some(fmt_f64(clamped))))
+            }
+            (Field::Named(get, _), Kind::Choice(names)) => {
+                let v = get(cfg);
+                names.contains(&v).then_some(()).ok_or_else(|| fail(v.to_string(), None))
+            }
+            _ => Err(fail(
+                cfg.get(self.key).unwrap_or_default(),
+                Some(format!("(the schema pairs {}'s field with another kind)", self.key)),
+            )),
+        }
+    }
+}
 
 /// Looks a parameter up by key.
 pub fn spec(key: &str) -> Option<&'static ParamSpec> {

@@ -68,7 +68,7 @@ pub fn chapter_list() -> JsValue {
 }
 
 /// The parameter schema the page builds its controls from: `[{key, doc, kind, min, max, log,
-/// choices, live, chapters, control}]`, `control` the page's control ([`crate::config::Control`])
+/// choices, live, chapters, control}]`, `control` the page's control ([`crate::controls::Control`])
 /// or null.
 #[wasm_bindgen(js_name = paramSchema)]
 pub fn param_schema() -> JsValue {
@@ -83,7 +83,7 @@ pub fn param_schema() -> JsValue {
         choices: Vec<&'static str>,
         live: bool,
         chapters: &'static [u8],
-        control: Option<crate::config::Control>,
+        control: Option<crate::controls::Control>,
     }
     let rows: Vec<P> = PARAMS
         .iter()
@@ -103,7 +103,7 @@ pub fn param_schema() -> JsValue {
                 choices,
                 live: p.live,
                 chapters: p.chapters,
-                control: p.control,
+                control: crate::controls::control(p.key),
             }
         })
         .collect();
