@@ -346,6 +346,25 @@ fn quoted_block(page: &str, section: &str) -> String {
     block
 }
 
+/// The page's copy-agreement findings (issue 52) are the paragraph `plateau reproduce --experiment
+/// syntax --copy` wrote into `index.html` and quoted in its section, and its counts add up: the
+/// closing sentence's run count is the sum of the table's.
+#[test]
+fn the_pages_copy_findings_are_the_ones_quoted_in_reproduction_md() {
+    let block = quoted_block("chapter3-copy-findings", "chapter3-copy");
+    assert!(block.starts_with("<strong>Copy agreement: a language built for a sudden drop</strong>"), "{block}");
+    let runs: usize = block
+        .split("<tr><td>")
+        .skip(1)
+        .map(|row| {
+            let cell = row.split("</td><td>").nth(1).expect("the drop column");
+            cell.split(" of ").nth(1).unwrap().parse::<usize>().unwrap()
+        })
+        .sum();
+    assert!(runs >= 3, "{block}");
+    assert!(block.contains(&format!(" of {runs} runs fell suddenly by the design search's rule.")), "{block}");
+}
+
 /// The page's "what the measured runs show" for chapter 2 is generated, never typed: the block in
 /// `index.html` is the paragraph that `plateau reproduce --experiment anchors` wrote there and
 /// quoted in `REPRODUCTION.md`'s chapter 2 section.

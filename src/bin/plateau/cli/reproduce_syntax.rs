@@ -112,6 +112,12 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         "syntax-copy",
         &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500")],
     ),
+    (
+        "decoys2-qk0.01-suppress",
+        "the same, suppressed (λ = 0.1 on each slot's pairs with its subject unit)",
+        "syntax-copy",
+        &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "0.1")],
+    ),
 ];
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
@@ -197,8 +203,9 @@ pub(super) fn reproduce_syntax_copy(flags: &Flags, args: &[String]) -> Result<Ex
     let cells: Vec<r::CopyCell> =
         cells.into_iter().map(|(name, change, steps, runs)| r::CopyCell { name, change, steps, runs }).collect();
     let dir = format!("{}/syntax-copy", flags.get("csv-dir").unwrap_or("results"));
-    let body = r::copy_section(&written_by(args, kind), &dir, &base, &cells);
-    sweep.publish(flags, "chapter3-copy", &body, None)
+    let paragraph = r::copy_page_paragraph(&cells);
+    let body = r::copy_section(&written_by(args, kind), &dir, &base, &cells, &paragraph);
+    sweep.publish(flags, "chapter3-copy", &body, Some(("chapter3-copy-findings", &paragraph)))
 }
 
 /// `plateau reproduce --experiment syntax --design [--configs a,b] [--finished-only]`: every

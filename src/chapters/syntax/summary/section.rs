@@ -76,13 +76,15 @@ pub fn design_section(written_by: &str, base: &RunConfig, cells: &[SearchCell], 
 
 /// The copy-agreement section (issue 52): the reference configuration `base` reproduced, and any
 /// configuration of the search that changes one factor of it.
-pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[CopyCell]) -> String {
+pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[CopyCell], paragraph: &str) -> String {
     format!(
         "## Chapter 3 — copy agreement: the reference configuration and its search (generated)\n\n\
          {}, from the runs in `{dir}/` named in `COPY_CONFIGS` (`src/bin/plateau/cli/reproduce_syntax.rs`). \
          The language is `src/chapters/syntax/copy.rs` (issue 52: 3 centre-embedded clauses, each verb's agreement slot, \
          always masked, copies its own subject's class token; classes a permutation of 3, particles distinct from 8, \
-         24 nouns and 24 verbs, 0–2 fillers after each unit, every other word masked with p = 0.15). The reference \
+         24 nouns and 24 verbs, 0–2 fillers after each unit, every other word masked with p = 0.15; its two knobs, off \
+         in the reference, are `decoys`, class tokens placed among the fillers, and `repeat-classes`, classes drawn \
+         with repetition). The reference \
          configuration: {}, warm-up {} steps, the engine's pre-LN encoder with the paper's init. For every run: the \
          plateau of `slot_loss` (the loss at every slot of the {} held-out sentences of each evaluation, masked as in \
          training) that ends in its drop, by `metrics::syntax::plateau_end` (≥ 5 evaluations within 4σ̂, then a fall of \
@@ -108,7 +110,8 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          slots are replaced BERT-style when selected (80 % `MASK`, 10 % a random word, 10 % kept) and the loss is the \
          mean over every target of the batch, slots and others; (6) four filler words, 0–2 after each of the six units \
          (the example's trailing filler); (7) the slot loss is measured on {} fresh held-out sentences every {} steps.\n\n\
-         {}\n### What it shows\n\n{}",
+         {}\n### What it shows\n\n{}\n### On the page\n\n\
+         Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-copy-findings`):\n\n> {paragraph}\n",
         written_by,
         crate::report::model_line(base),
         base.warmup,
