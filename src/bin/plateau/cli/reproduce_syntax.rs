@@ -118,6 +118,13 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         "syntax-copy",
         &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "0.1")],
     ),
+    ("decoys2-b64", "2 decoys and batch 64", "syntax-copy", &[("decoys", "2"), ("batch", "64"), ("steps", "2500")]),
+    (
+        "decoys2-qk0.01-b64",
+        "2 decoys, W_q, W_k drawn with 0.01 × the std and batch 64",
+        "syntax-copy",
+        &[("decoys", "2"), ("qk-init", "0.01"), ("batch", "64"), ("steps", "2500")],
+    ),
 ];
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
