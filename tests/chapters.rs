@@ -164,7 +164,8 @@ fn copy_agreement_trains_with_its_slot_columns() {
     assert!((r.verb_number_loss - 2f64.ln()).abs() < 0.05);
     assert!((0.0..=1.0).contains(&slots.acc) && r.offset_uas_subject < 0.5);
     let columns = syntax::SyntaxRow::columns(&cfg);
-    assert_eq!(&columns[columns.len() - 5..], syntax::SLOT_COLUMNS);
+    assert_eq!(&columns[columns.len() - syntax::SLOT_COLUMNS.len()..], syntax::SLOT_COLUMNS);
+    assert!(slots.unit_uas.is_finite() && (0.0..=1.0).contains(&slots.unit_offset));
     assert_eq!(r.cells().len(), columns.len());
     assert!(t.history.snapshots[0].words.len() <= max_len(Grammar::Copy, &Draw::FULL));
     // decoys lengthen the sentences and so the positions; repetition changes neither shape

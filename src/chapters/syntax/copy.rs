@@ -316,6 +316,26 @@ pub fn slot_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {
         .collect()
 }
 
+/// The slot → subject unit arcs, one gold array per unit word: each slot's own subject's class
+/// token, noun and particle (`[class, class − 1, class − 2]`; every other word `None`), for the
+/// probe's `uas_subject_unit` ([`crate::chapters::syntax::metrics::best_head_any_of`]).
+pub fn unit_arcs(sentences: &[Sentence]) -> Vec<Vec<Vec<Option<usize>>>> {
+    (0..3)
+        .map(|back| {
+            sentences
+                .iter()
+                .map(|s| {
+                    let mut h = vec![None; s.len()];
+                    for x in slots(s) {
+                        h[x.pos] = Some(x.class_pos - back);
+                    }
+                    h
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The MLM inputs and targets of a padded `[batch, t]` token array: every slot (of `sentences`)
 /// becomes `MASK` with its class as the target; every other real position is selected with
 /// [`P_MASK`] and becomes `MASK` (0.8), a uniformly random word (0.1) or stays (0.1). No

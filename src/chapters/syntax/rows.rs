@@ -12,10 +12,19 @@ pub const CSV_COLUMNS: &[&str] = SyntaxRow::PLAIN_COLUMNS;
 
 /// The columns appended after [`CSV_COLUMNS`] in a run of the copy-agreement language only
 /// (`grammar = copy`; [`SyntaxRow::slots`]): the loss at the always-masked agreement slots of
-/// the held-out batch, by the slot's clause depth (0 the outermost), and the slots' top-1
-/// accuracy. Other grammars write none of them, so their files (the golden ones included) keep
+/// the held-out batch, by the slot's clause depth (0 the outermost), the slots' top-1
+/// accuracy, and the best head's UAS on the slot → subject unit arcs (its class token, noun or
+/// particle) with its fixed-offset guess (NaN when read from a file written before them). Other grammars write none of them, so their files (the golden ones included) keep
 /// their columns; read back, a file without them has `slots = None`.
-pub const SLOT_COLUMNS: &[&str] = &["slot_loss", "slot_loss_d0", "slot_loss_d1", "slot_loss_d2", "slot_acc"];
+pub const SLOT_COLUMNS: &[&str] = &[
+    "slot_loss",
+    "slot_loss_d0",
+    "slot_loss_d1",
+    "slot_loss_d2",
+    "slot_acc",
+    "uas_subject_unit",
+    "offset_uas_subject_unit",
+];
 
 crate::csv_row! {
     /// Metrics of one evaluated step (the model after `step` updates).
@@ -132,7 +141,10 @@ impl Row for SyntaxRow {
     }
 
     fn cells(&self) -> Vec<String> {
-        let slots = self.slots.iter().flat_map(|x| [x.loss, x.by_depth[0], x.by_depth[1], x.by_depth[2], x.acc]);
+        let slots = self
+            .slots
+            .iter()
+            .flat_map(|x| [x.loss, x.by_depth[0], x.by_depth[1], x.by_depth[2], x.acc, x.unit_uas, x.unit_offset]);
         self.plain_cells().into_iter().chain(slots.map(|v| v.to_string())).collect()
     }
 
@@ -140,7 +152,14 @@ impl Row for SyntaxRow {
         let n = |i: usize| rec.num(SLOT_COLUMNS[i]);
         let slots = match rec.text(SLOT_COLUMNS[0]) {
             Err(_) => None,
-            Ok(_) => Some(SlotMetrics { loss: n(0)?, by_depth: [n(1)?, n(2)?, n(3)?], acc: n(4)? }),
+            Ok(_) => Some(SlotMetrics {
+                loss: n(0)?,
+                by_depth: [n(1)?, n(2)?, n(3)?],
+                acc: n(4)?,
+                // written since the unit UAS was added: NaN in older files
+                unit_uas: rec.num_or_nan(SLOT_COLUMNS[5])?,
+                unit_offset: rec.num_or_nan(SLOT_COLUMNS[6])?,
+            }),
         };
         SyntaxRow::read_plain(rec, slots)
     }

@@ -393,6 +393,13 @@ impl Chapter for Syntax {
         let subj = lang::subject_arcs(g, &sentences);
         let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, t, &subj, &p.lengths)).uas;
         let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
+        // Copy agreement: the same probe on the slot → subject unit arcs (class token, noun, particle).
+        let slots = slots.map(|mut x| {
+            let unit = copy::unit_arcs(&sentences);
+            x.unit_uas = m::best_head_any_of(&attn, (layers, heads, eb, t), &unit, &p.lengths).uas;
+            x.unit_offset = m::best_offset_any_of(&unit, &p.lengths).1;
+            x
+        });
         let edges = lang::sas_edges(g, &sentences, &p.lengths, t);
         let sas_reg = m::sas_reg(&attn, layers, heads, eb, t, &edges);
 

@@ -268,7 +268,9 @@ fn items_mask_every_slot_and_ask_for_the_outermost() {
 #[test]
 fn copy_metrics_by_hand_on_a_tiny_sentence() {
     use crate::chapters::syntax::language::{sas_edges, subject_arcs};
-    use crate::chapters::syntax::metrics::{best_head, best_offset_baseline, sas_reg, uas_per_head};
+    use crate::chapters::syntax::metrics::{
+        best_head, best_head_any_of, best_offset_any_of, best_offset_baseline, sas_reg, uas_per_head,
+    };
     use crate::config::Grammar;
     let s = build(&[Clause { particle: 0, noun: 0, verb: 0, class: 0 }], &[vec![0], vec![]]);
     assert_eq!(text(&s), "q0 N0 c0 f0 q0 V0 c0");
@@ -283,6 +285,26 @@ fn copy_metrics_by_hand_on_a_tiny_sentence() {
     }
     let scores = uas_per_head(&a, 1, 1, 1, t, &arcs, &[t]);
     assert_eq!(best_head(&scores).uas, 1.0);
+    // the subject unit: class token (2), noun (1), particle (0), one gold array each
+    let unit = unit_arcs(std::slice::from_ref(&s));
+    assert_eq!((unit[0][0][6], unit[1][0][6], unit[2][0][6]), (Some(2), Some(1), Some(0)));
+    assert_eq!(best_head_any_of(&a, (1, 1, 1, t), &unit, &[t]).uas, 1.0);
+    // a second head on the particle (0) instead: no hit on the class arc, one on the unit
+    let mut b = a.clone();
+    for j in 0..t {
+        b[6 * t + j] = if j == 0 { 0.5 } else { 0.5 / 6.0 };
+    }
+    let two: Vec<f32> = a.iter().chain(&b).copied().collect();
+    let per_head = uas_per_head(&two, 1, 2, 1, t, &arcs, &[t]);
+    assert_eq!(per_head.iter().filter(|h| h.head == 1).map(|h| h.uas).fold(0.0, f64::max), 0.0);
+    let best = best_head_any_of(&b, (1, 1, 1, t), &unit, &[t]);
+    assert_eq!(best.uas, 1.0, "the particle is the unit's");
+    // the offsets −3..+2 from the slot (6) reach 3, 4, 5: none of the unit's 0..2
+    assert_eq!(best_offset_any_of(&unit, &[t]), (-3, 0.0));
+    // on the tiny sentence `q0 N0 c0 q0 V0 c0` (no filler) −3 reaches the class token: 1 of 1
+    let s2 = build(&[Clause { particle: 0, noun: 0, verb: 0, class: 0 }], &[vec![], vec![]]);
+    let u2 = unit_arcs(std::slice::from_ref(&s2));
+    assert_eq!(best_offset_any_of(&u2, &[s2.len()]), (-3, 1.0));
     // R: pairs slot ↔ class (2), noun (1), particle (0): 6 entries of the uniform map
     let e = sas_edges(Grammar::Copy, std::slice::from_ref(&s), &[t], t);
     assert_eq!(e.iter().sum::<f32>(), 6.0);
@@ -323,7 +345,13 @@ fn slot_columns_only_for_copy() {
         offset_uas_nonadjacent: 0.25,
         agreement_logodds: 0.5,
         verb_number_loss: 0.5,
-        slots: Some(SlotMetrics { loss: 1.0986, by_depth: [1.0, 1.1, f64::NAN], acc: 0.375 }),
+        slots: Some(SlotMetrics {
+            loss: 1.0986,
+            by_depth: [1.0, 1.1, f64::NAN],
+            acc: 0.375,
+            unit_uas: 0.5,
+            unit_offset: 0.25,
+        }),
     };
     assert_eq!(row.cells().len(), cols.len());
     let csv = to_csv(std::slice::from_ref(&row));
@@ -332,6 +360,12 @@ fn slot_columns_only_for_copy() {
     let got = back[0].slots.unwrap();
     assert_eq!((got.loss, got.by_depth[..2].to_vec(), got.acc), (1.0986, vec![1.0, 1.1], 0.375));
     assert!(got.by_depth[2].is_nan());
+    assert_eq!((got.unit_uas, got.unit_offset), (0.5, 0.25));
+    // a file written before the unit columns reads them as NaN
+    let n = cols.len() - 2;
+    let old: String = csv.lines().map(|l| l.split(',').take(n).collect::<Vec<_>>().join(",") + "\n").collect();
+    let got = from_csv(&old).unwrap()[0].slots.unwrap();
+    assert!(got.acc == 0.375 && got.unit_uas.is_nan() && got.unit_offset.is_nan());
     row.slots = None;
     let plain = to_csv(std::slice::from_ref(&row));
     assert!(plain.starts_with(&(CSV_COLUMNS.join(",") + "\n")));

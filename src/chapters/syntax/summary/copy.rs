@@ -31,6 +31,12 @@ pub struct CopyRun {
     pub uas: (f64, f64),
     /// The best fixed-offset guess on the same arcs (at the end).
     pub offset_uas: f64,
+    /// The same probe on the slot → subject *unit* arcs (`uas_subject_unit`: the slot's predicted
+    /// head is its subject's class token, noun or particle): the plateau rule rising (its onset),
+    /// the value at the end (mean of the last 5) and its largest, and its offset guess at the end.
+    /// Added after the first runs (which lack the column: `None` and NaN), because the class
+    /// token is not the only word of the subject that can carry the class.
+    pub unit: (Option<usize>, f64, f64, f64),
     /// Each clause depth's own slot loss (`slot_loss_d0`, `_d1`, `_d2`: outermost first) by the
     /// same rules: the step of its drop and its fall's 10–90 % width. Depths that drop one after
     /// another (a staircase) widen the fall of the whole slot loss although each is narrow.
@@ -43,6 +49,10 @@ impl CopyRun {
     /// Whether the slot → subject onset lies within two evaluations of the slot loss's drop.
     pub fn onset_with_drop(&self) -> bool {
         matches!((self.onset, self.plateau), (Some(a), Some(p)) if a.abs_diff(p.event) <= 2 * self.eval_every)
+    }
+    /// Whether the slot → subject unit onset lies within two evaluations of the drop.
+    pub fn unit_onset_with_drop(&self) -> bool {
+        matches!((self.unit.0, self.plateau), (Some(a), Some(p)) if a.abs_diff(p.event) <= 2 * self.eval_every)
     }
     /// Whether the final slot → subject UAS is a syntactic head's: more than 0.05 above the
     /// best fixed-offset guess (the rule of [`super::SyntaxSummary::syntactic`]).
@@ -60,6 +70,7 @@ pub fn summarize_copy(rows: &[SyntaxRow], seed: u64, wall_s: f64) -> CopyRun {
     let loss = slot(|s| s.loss);
     let acc = slot(|s| s.acc);
     let uas: Vec<f64> = rows.iter().map(|r| r.uas_subject).collect();
+    let unit = slot(|s| s.unit_uas);
     let plateau = m::plateau_end(&steps, &loss, false, m::PLATEAU_RULE);
     let fall = plateau.as_ref().and_then(|p| m::fall_width(&steps, &loss, false, p));
     let by_depth = [0, 1, 2].map(|d| {
@@ -82,6 +93,12 @@ pub fn summarize_copy(rows: &[SyntaxRow], seed: u64, wall_s: f64) -> CopyRun {
         slot_acc: tail(&acc),
         uas: (tail(&uas), uas.iter().copied().fold(f64::NAN, f64::max)),
         offset_uas: rows.last().map_or(f64::NAN, |r| r.offset_uas_subject),
+        unit: (
+            m::structure_onset(&steps, &unit),
+            tail(&unit),
+            unit.iter().copied().fold(f64::NAN, f64::max),
+            rows.last().and_then(|r| r.slots.as_ref()).map_or(f64::NAN, |s| s.unit_offset),
+        ),
         by_depth,
         wall_s,
     }
@@ -107,8 +124,8 @@ pub struct CopyCell {
 /// own drop and fall width.
 pub fn copy_table(cells: &[CopyCell]) -> String {
     let mut t = String::from(
-        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | by depth, outermost first: drop (fall width) | wall s |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | slot → subject unit: onset (within 2 evals), UAS end (max), offset guess | by depth, outermost first: drop (fall width) | wall s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in cells {
         for r in &c.runs {
@@ -135,8 +152,20 @@ pub fn copy_table(cells: &[CopyCell]) -> String {
                 })
                 .collect::<Vec<_>>()
                 .join(" · ");
+            let unit = if r.unit.1.is_nan() {
+                "not measured".to_string()
+            } else {
+                format!(
+                    "{} ({}), {:.3} ({:.3}), {:.3}",
+                    step(r.unit.0),
+                    if r.unit_onset_with_drop() { "yes" } else { "no" },
+                    r.unit.1,
+                    r.unit.2,
+                    r.unit.3
+                )
+            };
             t.push_str(&format!(
-                "| {} | {} | {} | {plateau} | {level} | {} | {fall} | {} | {} ({}) | {:.3} → {:.3} | {:.3} | {:.3} ({:.3}) | {:.3} | {depths} | {:.0} |\n",
+                "| {} | {} | {} | {plateau} | {level} | {} | {fall} | {} | {} ({}) | {:.3} → {:.3} | {:.3} | {:.3} ({:.3}) | {:.3} | {unit} | {depths} | {:.0} |\n",
                 c.name,
                 c.change,
                 r.seed,
@@ -171,6 +200,8 @@ pub fn copy_findings(cells: &[CopyCell]) -> String {
         let with_onset = count(&|r| r.sudden && r.onset_with_drop());
         let syntactic = count(&|r| r.syntactic());
         let all = count(&|r| r.sudden && r.onset_with_drop() && r.syntactic());
+        let measured = count(&|r| !r.unit.1.is_nan());
+        let unit_onset = count(&|r| r.sudden && r.unit_onset_with_drop());
         let verdict = if n >= 3 && all == n {
             "a sudden drop carried by the slot → subject head in every seed (suppression still to be tested)"
         } else if sudden > 0 {
@@ -181,8 +212,13 @@ pub fn copy_findings(cells: &[CopyCell]) -> String {
             "no plateau that ends in a drop"
         };
         out.push_str(&format!(
-            "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {with_onset} sudden with the onset within two evaluations, {syntactic} of {n} end with the slot → subject UAS more than 0.05 above its offset guess).\n",
-            c.name
+            "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {with_onset} sudden with the onset within two evaluations, {syntactic} of {n} end with the slot → subject UAS more than 0.05 above its offset guess{}).\n",
+            c.name,
+            if measured > 0 {
+                format!("; on the subject unit, measured in {measured} of {n}: {unit_onset} sudden with its onset within two evaluations")
+            } else {
+                String::new()
+            }
         ));
     }
     out
@@ -220,6 +256,7 @@ pub fn copy_page_paragraph(cells: &[CopyCell]) -> String {
                 num(median(d.iter().map(|(_, p, f)| f.width() as f64 / length(p)).collect()), 2),
                 format!("{} of {n}", c.runs.iter().filter(|r| r.sudden).count()),
                 format!("{} of {n}", c.runs.iter().filter(|r| r.sudden && r.onset_with_drop()).count()),
+                format!("{} of {n}", c.runs.iter().filter(|r| r.sudden && r.unit_onset_with_drop()).count()),
                 format!(
                     "{} ({})",
                     num(mean(c.runs.iter().map(|r| r.uas.0).collect()), 2),
@@ -237,6 +274,7 @@ pub fn copy_page_paragraph(cells: &[CopyCell]) -> String {
             "fall / plateau",
             "sudden (fall ≤ ¼ plateau)",
             "sudden, with the slot → subject onset",
+            "sudden, with the slot → subject unit onset",
             "slot → subject UAS at the end (offset guess)",
         ],
         &rows,

@@ -156,7 +156,7 @@ fn copy_summary_reads_the_slot_loss_plateau_and_its_cliff() {
             let wobble = if k % 2 == 0 { 0.001 } else { -0.001 };
             let loss = if r.step < 80 { 3f64.ln() + wobble } else { 0.05 + wobble };
             let acc = if r.step < 80 { 0.33 } else { 0.98 };
-            r.slots = Some(SlotMetrics { loss, by_depth: [loss; 3], acc });
+            r.slots = Some(SlotMetrics { loss, by_depth: [loss; 3], acc, unit_uas: f64::NAN, unit_offset: f64::NAN });
             r
         })
         .collect();
