@@ -357,6 +357,22 @@ pub fn design_findings(cells: &[SearchCell]) -> String {
     out
 }
 
+/// The upper median of `v` (its middle value, the upper one of an even count; NaN when empty):
+/// the findings tables' medians.
+fn upper_median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `v` with `d` decimals, "—" when not finite.
+fn fixed(v: f64, d: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.d$}")
+    } else {
+        "—".to_string()
+    }
+}
+
 /// The page's paragraph on the design search (quoted in `REPRODUCTION.md`'s design section):
 /// the design with the most runs whose `verb_loss` leaves a plateau with a drop (the first such in
 /// the list on a tie; none: a sentence that says so), its plateau level, drop step and fall width
@@ -364,15 +380,7 @@ pub fn design_findings(cells: &[SearchCell]) -> String {
 /// many drops come with a structure onset and how many are sudden; then the designs whose runs
 /// show no such drop. Every number computed from the runs.
 pub fn design_page_paragraph(cells: &[SearchCell]) -> String {
-    let median = |mut v: Vec<f64>| -> f64 {
-        v.sort_by(f64::total_cmp);
-        if v.is_empty() {
-            f64::NAN
-        } else {
-            v[v.len() / 2]
-        }
-    };
-    let num = |v: f64, d: usize| if v.is_finite() { format!("{v:.d$}") } else { "—".to_string() };
+    let (median, num) = (upper_median, fixed);
     let rows: Vec<Vec<String>> = cells
         .iter()
         .map(|c| {

@@ -231,15 +231,7 @@ pub fn copy_findings(cells: &[CopyCell]) -> String {
 /// onset within two evaluations, and the slot → subject UAS at the end against its offset guess
 /// (means over every run); then how many runs in all fell suddenly. Every number computed.
 pub fn copy_page_paragraph(cells: &[CopyCell]) -> String {
-    let median = |mut v: Vec<f64>| -> f64 {
-        v.sort_by(f64::total_cmp);
-        if v.is_empty() {
-            f64::NAN
-        } else {
-            v[v.len() / 2]
-        }
-    };
-    let num = |v: f64, d: usize| if v.is_finite() { format!("{v:.d$}") } else { "—".to_string() };
+    let (median, num) = (super::upper_median, super::fixed);
     let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let rows: Vec<Vec<String>> = cells
         .iter()
