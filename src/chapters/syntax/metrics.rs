@@ -237,8 +237,10 @@ pub struct SlotMetrics {
     /// Share of slots whose largest logit (over the whole vocabulary) is the right class.
     pub acc: f64,
     /// The best head's UAS on the slot → subject *unit* arcs: its predicted head is its own
-    /// subject's class token, noun or particle ([`best_head_any_of`]); NaN where not measured
-    /// (files written before the column).
+    /// subject's class token, noun or particle ([`best_head_any_of`]), read on the held-out batch
+    /// masked as in training (every slot masked: the model never sees a slot unmasked, while
+    /// `uas_subject` reads the unmasked sentences, as the paper's probe does); NaN where not
+    /// measured (files written before the column).
     pub unit_uas: f64,
     /// The best fixed-offset guess on the same arcs ([`best_offset_any_of`]).
     pub unit_offset: f64,

@@ -378,6 +378,14 @@ impl Chapter for Syntax {
             None
         };
         let heldout_loss = read_f32(mlm_loss(masked.logits, &targets, plain)).await[0] as f64;
+        // Copy agreement: the attention of that masked batch, the input training always gives a
+        // slot (the model never sees one unmasked), for the slot → subject unit probe below.
+        let mut masked_attn = Vec::new();
+        if g == Grammar::Copy {
+            for a in masked.attention {
+                masked_attn.extend(read_f32(a.swap_dims(0, 1)).await);
+            }
+        }
 
         // The probe reads the attention on the unmasked sentences.
         let clean = model.forward_padded(int_tensor(p.tokens.clone(), eb, t, plain), None, Some(pads));
@@ -393,10 +401,11 @@ impl Chapter for Syntax {
         let subj = lang::subject_arcs(g, &sentences);
         let uas_subject = m::best_head(&m::uas_per_head(&attn, layers, heads, eb, t, &subj, &p.lengths)).uas;
         let (_, offset_uas_subject) = m::best_offset_baseline(&subj, &p.lengths);
-        // Copy agreement: the same probe on the slot → subject unit arcs (class token, noun, particle).
+        // Copy agreement: the same probe on the slot → subject unit arcs (class token, noun,
+        // particle), read on the masked batch (every slot masked, as in training).
         let slots = slots.map(|mut x| {
             let unit = copy::unit_arcs(&sentences);
-            x.unit_uas = m::best_head_any_of(&attn, (layers, heads, eb, t), &unit, &p.lengths).uas;
+            x.unit_uas = m::best_head_any_of(&masked_attn, (layers, heads, eb, t), &unit, &p.lengths).uas;
             x.unit_offset = m::best_offset_any_of(&unit, &p.lengths).1;
             x
         });

@@ -94,9 +94,10 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          within two evaluations of the drop; the slot accuracy and that UAS at the end (means of the last 5 \
          evaluations) against the best fixed-offset guess (offsets −3..+2); the same probe on the slot → subject \
          *unit* arcs (`uas_subject_unit`: the slot's predicted head is its own subject's class token, noun or \
-         particle, the three gold arcs of the slot; added after the first runs, which do not have it, when their \
-         class-token UAS stayed low through the drop: the particle can carry the class as well), its onset and \
-         its offset guess; and each clause depth's own slot loss \
+         particle, the three gold arcs of the slot, read on the held-out batch masked as in training, every slot \
+         masked, since the model never sees a slot unmasked while `uas_subject` reads unmasked sentences as the \
+         paper's probe does; added after the first runs, which do not have it, when their class-token UAS stayed \
+         low through the drop), its onset and its offset guess; and each clause depth's own slot loss \
          (`slot_loss_d0`, `_d1`, `_d2`, outermost first) by the same plateau and fall rules, its drop and fall width \
          (depths that drop one after another widen the whole slot loss's fall). All these rules are the design \
          search's, fixed before any run. Every finished run of this command is listed.\n\n\
