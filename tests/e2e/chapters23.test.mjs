@@ -109,13 +109,14 @@ test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: 
     assert.match(await page.$eval('#sum-mlm', (el) => el.textContent), /far-subject verbs' loss .* its selection part /);
     // The findings sit in a block a reader opens; closed at first, so the controls come soon.
     assert.equal(await page.$eval('[data-chapter="3"] details.measured', (d) => d.open), false);
-    assert.equal(await page.$$eval('[data-chapter="3"] details.measured .generated', (els) => els.length), 3);
+    assert.equal(await page.$$eval('[data-chapter="3"] details.measured .generated', (els) => els.length), 4);
     const generated = await page.$$eval('[data-chapter="3"] .generated', (els) => els.map((el) => el.textContent.trim()));
     // Each is a short sentence and a table (issue 49: no wall of figures).
     assert.match(generated[0], /^What the measured runs show \(in REPRODUCTION\.md\):\s*regularizer.*none \(λ = 0\)/s);
     assert.match(generated[1], /^Which language gives the drop \(in REPRODUCTION\.md, the design search; /);
     assert.match(generated[2], /^What the search found \(in REPRODUCTION\.md; \d+ configurations\):\s*what happened/);
-    assert.equal(await page.$$eval('[data-chapter="3"] details.measured .generated table.findings', (ts) => ts.length), 3);
+    assert.match(generated[3], /^Copy agreement: a language built for a sudden drop \(in REPRODUCTION\.md; .*\d+ of \d+ runs fell suddenly/s);
+    assert.equal(await page.$$eval('[data-chapter="3"] details.measured .generated table.findings', (ts) => ts.length), 4);
     await page.screenshot({ path: join(ARTIFACTS, 'chapter3-desktop.png'), fullPage: true });
   });
 });

@@ -37,11 +37,12 @@ function note(rows) {
   const { drop, subject } = window.plateauSyntax;
   $('syntax-at').hidden = !drop;
   if (!drop) return;
-  $('syntax-at').textContent = `verb-loss drop at step ${drop.step} after ${drop.seconds.toFixed(1)} s${subject ? `, subject→verb onset at step ${subject.step}` : ''}`;
+  const w = words();
+  $('syntax-at').textContent = `${w.target}: loss drop at step ${drop.step} after ${drop.seconds.toFixed(1)} s${subject ? `, ${w.arc} onset at step ${subject.step}` : ''}`;
 }
 
 /** How the engine names the measures of the run's language (`syntaxWords`), e.g. the nested
- * language's "selection part". @returns {{target: string, part: string, accuracy: string, pair: string, onset: string}} */
+ * language's "selection part". @returns {{target: string, part: string, accuracy: string, pair: string, onset: string, arc: string}} */
 function words() {
   return syntaxWords(String((state.runCfg && state.runCfg.grammar) || (state.cfg && state.cfg.grammar) || ''));
 }
@@ -59,21 +60,22 @@ function heroJobs() {
       const series = [...(g ? measuredSeries(g, 'verb_loss', C.purple, 'measured runs') : []), { label: `${w.target}: loss (this run)`, color: C.purple, points: col('verb_loss') }];
       const [, hi] = yRange(series, 0, 0);
       const markers = o.drop === undefined || o.drop === null ? [] : [{ x: o.drop, label: `loss leaves its plateau at ${o.drop}${secondsAt(o.drop)}` }];
-      heroChart('hero-verb', series, { y_min: 0, y_max: hi, y_label: 'loss on far-subject verbs' }, markers, plateauSpans(state.rows, 'verb_loss', false, C.grey));
+      heroChart('hero-verb', series, { y_min: 0, y_max: hi, y_label: `loss on ${w.target}` }, markers, plateauSpans(state.rows, 'verb_loss', false, C.grey));
       say('sum-hero-verb', seriesSummary(`${w.target} loss`, col('verb_loss'), 3));
       noteMeasured(3, [['', g, state.rows]]);
     } },
     { canvases: ['hero-uas'], draw: () => {
+      const w = words();
       const g = groupsOf(shownConfig())[0];
       const o = state.events ?? {};
       const series = [
         ...(g ? measuredSeries(g, 'uas_subject', C.purple, 'measured runs') : []),
-        { label: 'subject → verb head: UAS', color: C.purple, points: col('uas_subject') },
+        { label: `${w.arc} head: UAS`, color: C.purple, points: col('uas_subject') },
         { label: 'best fixed-offset guess', color: C.grey, points: col('offset_uas_subject'), dashed: true },
       ];
       const markers = o.subject_onset === undefined || o.subject_onset === null ? [] : [{ x: o.subject_onset, label: `head onset at ${o.subject_onset}${secondsAt(o.subject_onset)}` }];
-      heroChart('hero-uas', series, { y_min: 0, y_max: 1.05, y_label: 'UAS, subject → verb', legend: 'ul' }, markers);
-      say('sum-hero-uas', seriesSummary('subject → verb UAS', col('uas_subject'), 2));
+      heroChart('hero-uas', series, { y_min: 0, y_max: 1.05, y_label: `UAS, ${w.arc}`, legend: 'ul' }, markers);
+      say('sum-hero-uas', seriesSummary(`${w.arc} UAS`, col('uas_subject'), 2));
     } },
   ];
 }

@@ -111,18 +111,20 @@ pub struct ChartWords {
     pub pair: &'static str,
     /// The marker where the part leaves its plateau at chance, e.g. "agreement onset".
     pub onset: &'static str,
+    /// The arcs `uas_subject` scores, e.g. "subject → verb" ([`subject_arcs`]).
+    pub arc: &'static str,
 }
 
 /// [`ChartWords`] of language `g`.
 pub fn chart_words(g: Grammar) -> ChartWords {
     let (part, pair, accuracy) = pair_words(g);
-    let (target, onset) = match g {
-        Grammar::Agreement => ("far-subject verbs", "agreement onset"),
-        Grammar::Nested | Grammar::NestedVerbs => ("far-subject verbs", "selection onset"),
-        Grammar::Dyck => ("far outer closing brackets", "bracket-type onset"),
-        Grammar::Copy => ("outermost agreement slots", "copy onset"),
+    let (target, onset, arc) = match g {
+        Grammar::Agreement => ("far-subject verbs", "agreement onset", "subject → verb"),
+        Grammar::Nested | Grammar::NestedVerbs => ("far-subject verbs", "selection onset", "subject → verb"),
+        Grammar::Dyck => ("far outer closing brackets", "bracket-type onset", "closing → opening bracket"),
+        Grammar::Copy => ("outermost agreement slots", "copy onset", "slot → subject class"),
     };
-    ChartWords { target, part, accuracy, pair, onset }
+    ChartWords { target, part, accuracy, pair, onset, arc }
 }
 
 /// The source file that documents language `g` (the sections name it).
@@ -218,6 +220,7 @@ mod tests {
             assert_eq!((w.part, w.pair, w.accuracy), pair_words(g));
         }
         assert_ne!(chart_words(Grammar::Dyck).target, w.target);
+        assert_eq!((w.arc, chart_words(Grammar::Copy).arc), ("subject → verb", "slot → subject class"));
     }
 
     #[test]
