@@ -38,9 +38,10 @@ pub struct CopyRun {
     /// token is not the only word of the subject that can carry the class.
     pub unit: (Option<usize>, f64, f64, f64),
     /// Each clause depth's own slot loss (`slot_loss_d0`, `_d1`, `_d2`: outermost first) by the
-    /// same rules: the step of its drop and its fall's 10–90 % width. Depths that drop one after
-    /// another (a staircase) widen the fall of the whole slot loss although each is narrow.
-    pub by_depth: [(Option<usize>, Option<usize>); 3],
+    /// same rules: the step of its drop, its fall's 10–90 % width and whether that fall is sudden
+    /// (the same `is_sudden`). Depths that drop one after another (a staircase) widen the fall of
+    /// the whole slot loss although each is narrow.
+    pub by_depth: [(Option<usize>, Option<usize>, bool); 3],
     /// Wall seconds of training.
     pub wall_s: f64,
 }
@@ -49,6 +50,13 @@ impl CopyRun {
     /// Whether the slot → subject onset lies within two evaluations of the slot loss's drop.
     pub fn onset_with_drop(&self) -> bool {
         matches!((self.onset, self.plateau), (Some(a), Some(p)) if a.abs_diff(p.event) <= 2 * self.eval_every)
+    }
+    /// Whether the outermost clause's own slot loss (`slot_loss_d0`) falls suddenly with the slot →
+    /// subject unit onset within two evaluations of its drop: the arc the outermost slot needs
+    /// (its subject is the farthest, with the other clauses' class tokens between).
+    pub fn outermost_with_unit(&self) -> bool {
+        let (drop, _, sudden) = self.by_depth[0];
+        sudden && matches!((self.unit.0, drop), (Some(a), Some(d)) if a.abs_diff(d) <= 2 * self.eval_every)
     }
     /// Whether the slot → subject unit onset lies within two evaluations of the drop.
     pub fn unit_onset_with_drop(&self) -> bool {
@@ -76,7 +84,8 @@ pub fn summarize_copy(rows: &[SyntaxRow], seed: u64, wall_s: f64) -> CopyRun {
     let by_depth = [0, 1, 2].map(|d| {
         let curve: Vec<f64> = rows.iter().map(|r| r.slots.as_ref().map_or(f64::NAN, |s| s.by_depth[d])).collect();
         let p = m::plateau_end(&steps, &curve, false, m::PLATEAU_RULE);
-        (p.map(|p| p.event), p.as_ref().and_then(|p| m::fall_width(&steps, &curve, false, p)).map(|f| f.width()))
+        let f = p.as_ref().and_then(|p| m::fall_width(&steps, &curve, false, p));
+        (p.map(|p| p.event), f.map(|f| f.width()), matches!((&p, &f), (Some(p), Some(f)) if m::is_sudden(p, f)))
     });
     let tail = |v: &[f64]| {
         let t = &v[v.len().saturating_sub(5)..];
@@ -124,7 +133,7 @@ pub struct CopyCell {
 /// own drop and fall width.
 pub fn copy_table(cells: &[CopyCell]) -> String {
     let mut t = String::from(
-        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | slot → subject unit: onset (within 2 evals), UAS end (max), offset guess | by depth, outermost first: drop (fall width) | wall s |\n\
+        "| configuration | change | seed | slot-loss plateau (length) | level (ln 3 = 1.099) | drop | fall 10 %–90 % (width, share of plateau) | sudden | slot → subject onset (within 2 evals of the drop) | slot loss start → end | slot accuracy | slot → subject UAS end (max) | offset guess | slot → subject unit: onset (within 2 evals), UAS end (max), offset guess | by depth, outermost first: drop (fall width, sudden) | wall s |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in cells {
@@ -145,8 +154,8 @@ pub fn copy_table(cells: &[CopyCell]) -> String {
             let depths = r
                 .by_depth
                 .iter()
-                .map(|(drop, width)| match (drop, width) {
-                    (Some(d), Some(w)) => format!("{d} ({w})"),
+                .map(|(drop, width, sudden)| match (drop, width) {
+                    (Some(d), Some(w)) => format!("{d} ({w}{})", if *sudden { ", sudden" } else { "" }),
                     (Some(d), None) => format!("{d} (—)"),
                     _ => "—".to_string(),
                 })
@@ -202,6 +211,8 @@ pub fn copy_findings(cells: &[CopyCell]) -> String {
         let all = count(&|r| r.sudden && r.onset_with_drop() && r.syntactic());
         let measured = count(&|r| !r.unit.1.is_nan());
         let unit_onset = count(&|r| r.sudden && r.unit_onset_with_drop());
+        let outer_sudden = count(&|r| r.by_depth[0].2);
+        let outer_unit = count(&|r| r.outermost_with_unit());
         let verdict = if n >= 3 && all == n {
             "a sudden drop carried by the slot → subject head in every seed (suppression still to be tested)"
         } else if sudden > 0 {
@@ -212,10 +223,10 @@ pub fn copy_findings(cells: &[CopyCell]) -> String {
             "no plateau that ends in a drop"
         };
         out.push_str(&format!(
-            "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {with_onset} sudden with the onset within two evaluations, {syntactic} of {n} end with the slot → subject UAS more than 0.05 above its offset guess{}).\n",
+            "- **{}**: {verdict} ({dropped} of {n} drop, {sudden} sudden, {with_onset} sudden with the onset within two evaluations, {syntactic} of {n} end with the slot → subject UAS more than 0.05 above its offset guess; the outermost slot's own loss falls suddenly in {outer_sudden} of {n}{}).\n",
             c.name,
             if measured > 0 {
-                format!("; on the subject unit, measured in {measured} of {n}: {unit_onset} sudden with its onset within two evaluations")
+                format!("; on the subject unit, measured in {measured} of {n}: {unit_onset} sudden with its onset within two evaluations, {outer_unit} with the outermost slot's own fall sudden and the unit onset within two evaluations of it")
             } else {
                 String::new()
             }
@@ -250,6 +261,11 @@ pub fn copy_page_paragraph(cells: &[CopyCell]) -> String {
                 format!("{} of {n}", c.runs.iter().filter(|r| r.sudden && r.onset_with_drop()).count()),
                 format!("{} of {n}", c.runs.iter().filter(|r| r.sudden && r.unit_onset_with_drop()).count()),
                 format!(
+                    "{} of {n} ({} with the unit onset)",
+                    c.runs.iter().filter(|r| r.by_depth[0].2).count(),
+                    c.runs.iter().filter(|r| r.outermost_with_unit()).count()
+                ),
+                format!(
                     "{} ({})",
                     num(mean(c.runs.iter().map(|r| r.uas.0).collect()), 2),
                     num(mean(c.runs.iter().map(|r| r.offset_uas).collect()), 2)
@@ -267,6 +283,7 @@ pub fn copy_page_paragraph(cells: &[CopyCell]) -> String {
             "sudden (fall ≤ ¼ plateau)",
             "sudden, with the slot → subject onset",
             "sudden, with the slot → subject unit onset",
+            "outermost slot's own loss sudden",
             "slot → subject UAS at the end (offset guess)",
         ],
         &rows,

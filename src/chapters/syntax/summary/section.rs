@@ -98,7 +98,9 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          masked, since the model never sees a slot unmasked while `uas_subject` reads unmasked sentences as the \
          paper's probe does; added after the first runs, which do not have it, when their class-token UAS stayed \
          low through the drop), its onset and its offset guess; and each clause depth's own slot loss \
-         (`slot_loss_d0`, `_d1`, `_d2`, outermost first) by the same plateau and fall rules, its drop and fall width \
+         (`slot_loss_d0`, `_d1`, `_d2`, outermost first) by the same plateau and fall rules, its drop, fall width and \
+         whether that fall is sudden (for the outermost slot also whether the subject-unit onset lies within two \
+         evaluations of its drop) \
          (depths that drop one after another widen the whole slot loss's fall). All these rules are the design \
          search's, fixed before any run. Every finished run of this command is listed.\n\n\
          **Against the reference toy** (issue 52: pre-LN bidirectional encoder, 2 layers × 4 heads, d 64, d_ff 256, \
