@@ -241,9 +241,16 @@ pub struct SlotMetrics {
     /// masked as in training (every slot masked: the model never sees a slot unmasked, while
     /// `uas_subject` reads the unmasked sentences, as the paper's probe does); NaN where not
     /// measured (files written before the column).
+    #[serde(default = "not_measured")]
     pub unit_uas: f64,
     /// The best fixed-offset guess on the same arcs ([`best_offset_any_of`]).
+    #[serde(default = "not_measured")]
     pub unit_offset: f64,
+}
+
+/// A measure a checkpoint or model file written before it existed does not have: NaN.
+fn not_measured() -> f64 {
+    f64::NAN
 }
 
 /// Slot metrics from `logits: [K, vocab]` row-major at K slots with right tokens `targets` and

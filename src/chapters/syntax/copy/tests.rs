@@ -366,6 +366,10 @@ fn slot_columns_only_for_copy() {
     let old: String = csv.lines().map(|l| l.split(',').take(n).collect::<Vec<_>>().join(",") + "\n").collect();
     let got = from_csv(&old).unwrap()[0].slots.unwrap();
     assert!(got.acc == 0.375 && got.unit_uas.is_nan() && got.unit_offset.is_nan());
+    // and a checkpoint's rows (serde) written before them, too
+    let json = r#"{"loss": 1.0, "by_depth": [1.0, 1.0, 1.0], "acc": 0.5}"#;
+    let got: SlotMetrics = serde_json::from_str(json).unwrap();
+    assert!(got.acc == 0.5 && got.unit_uas.is_nan() && got.unit_offset.is_nan());
     row.slots = None;
     let plain = to_csv(std::slice::from_ref(&row));
     assert!(plain.starts_with(&(CSV_COLUMNS.join(",") + "\n")));
