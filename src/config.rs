@@ -321,6 +321,10 @@ pub struct RunConfig {
     /// or as a permutation of the classes (0, the reference language).
     #[serde(default)]
     pub repeat_classes: usize,
+    /// Chapter 3, copy agreement: λ's pairs in training are every word of each verb unit with
+    /// every word of its own subject unit (1), or each slot with its own subject unit (0).
+    #[serde(default)]
+    pub sas_unit: usize,
 }
 
 fn default_qk_init() -> f64 {

@@ -69,6 +69,7 @@ impl RunConfig {
         qk_init: 1.0,
         decoys: 0,
         repeat_classes: 0,
+        sas_unit: 0,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {

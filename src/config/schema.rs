@@ -346,6 +346,14 @@ pub const PARAMS: &[ParamSpec] = &[
         chapters: &[3],
     },
     ParamSpec {
+        key: "sas-unit",
+        doc: "Chapter 3, copy agreement: the pairs λ acts on in training: each slot with its own subject's class token, noun and particle (0), or every word of each verb unit (particle, verb, slot) with every word of its own subject unit (1), which also covers a relay through the verb's particle or the verb. The sas_reg column always measures the first. Ignored by the other languages.",
+        kind: Kind::Int { min: 0, max: 1 },
+        live: false,
+        field: count!(sas_unit),
+        chapters: &[3],
+    },
+    ParamSpec {
         key: "shards",
         doc: "Split each step's batch into S equal shards whose gradients are summed in a fixed order (1 = one gradient of the whole batch, as every preset but chapter 2's interactive, which trains 4). The page's workers share the shards of a step, so the rows are the same for any number of workers; must divide batch; chapter 3 trains as one shard.",
         kind: Kind::Int { min: 1, max: 16 },

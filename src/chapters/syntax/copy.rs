@@ -301,6 +301,19 @@ pub fn sas_pairs(s: &Sentence) -> Vec<(usize, usize)> {
     slots(s).iter().flat_map(|x| [x.class_pos, x.class_pos - 1, x.class_pos - 2].map(|j| (x.pos, j))).collect()
 }
 
+/// Every word of each verb unit (particle, verb, slot) with every word of its own subject unit
+/// (particle, noun, class token): 9 pairs per clause, the pairs of `sas-unit` (they cover a relay
+/// of the class through the verb's particle or the verb as well as the slot's own arcs).
+pub fn unit_pairs(s: &Sentence) -> Vec<(usize, usize)> {
+    slots(s)
+        .iter()
+        .flat_map(|x| {
+            let (verb, subject) = ([x.pos - 2, x.pos - 1, x.pos], [x.class_pos - 2, x.class_pos - 1, x.class_pos]);
+            verb.into_iter().flat_map(move |v| subject.map(|u| (v, u)))
+        })
+        .collect()
+}
+
 /// The gold heads of the slot → subject class token arcs only (every other word `None`), for
 /// the probe's `uas_subject` and its offset guess.
 pub fn slot_arcs(sentences: &[Sentence]) -> Vec<Vec<Option<usize>>> {

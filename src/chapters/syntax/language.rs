@@ -178,9 +178,16 @@ pub fn mask(
 /// ([`super::metrics::sas_edge_mask`]), or for [`Grammar::Copy`] both directions of each slot's
 /// pairs with its own subject's class token, noun and particle ([`copy::sas_pairs`]).
 pub fn sas_edges(g: Grammar, sentences: &[Sentence], lengths: &[usize], t: usize) -> Vec<f32> {
+    sas_edges_of(g, sentences, lengths, t, false)
+}
+
+/// [`sas_edges`], or for [`Grammar::Copy`] with `units` every word of each verb unit with every
+/// word of its own subject unit ([`copy::unit_pairs`]): the pairs of `sas-unit`.
+pub fn sas_edges_of(g: Grammar, sentences: &[Sentence], lengths: &[usize], t: usize, units: bool) -> Vec<f32> {
     match g {
         Grammar::Copy => {
-            let pairs: Vec<Vec<(usize, usize)>> = sentences.iter().map(copy::sas_pairs).collect();
+            let pick = if units { copy::unit_pairs } else { copy::sas_pairs };
+            let pairs: Vec<Vec<(usize, usize)>> = sentences.iter().map(pick).collect();
             super::metrics::sas_pair_mask(&pairs, lengths, t)
         }
         _ => super::metrics::sas_edge_mask(&data::gold_heads(sentences), lengths, t),

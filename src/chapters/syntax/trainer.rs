@@ -335,8 +335,10 @@ impl Chapter for Syntax {
             lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut stream(cfg.seed, Stream::Mask, s as u64));
         let fwd = model.forward_padded(int_tensor(inputs, b, t, device), None, Some(pad_mask(&p.tokens, b, t, device)));
         let mlm = mlm_loss(fwd.logits, &targets, device);
-        let edges =
-            Tensor::<3>::from_data(TensorData::new(lang::sas_edges(g, &sentences, &p.lengths, t), [b, t, t]), device);
+        let edges = Tensor::<3>::from_data(
+            TensorData::new(lang::sas_edges_of(g, &sentences, &p.lengths, t, cfg.sas_unit == 1), [b, t, t]),
+            device,
+        );
         let reg = sas_tensor(&fwd.attention, &edges);
         let lambda = lambda_at(cfg, s);
         let watch = vec![mlm.clone(), reg.clone()];

@@ -118,6 +118,12 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         "syntax-copy",
         &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "0.1")],
     ),
+    (
+        "decoys2-qk0.01-suppress-unit",
+        "the same, suppressed on every verb-unit word with its subject unit (sas-unit 1)",
+        "syntax-copy",
+        &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "0.1"), ("sas-unit", "1")],
+    ),
     ("decoys2-b64", "2 decoys and batch 64", "syntax-copy", &[("decoys", "2"), ("batch", "64"), ("steps", "2500")]),
     (
         "decoys2-qk0.01-b64",

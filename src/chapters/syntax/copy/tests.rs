@@ -308,6 +308,11 @@ fn copy_metrics_by_hand_on_a_tiny_sentence() {
     // R: pairs slot ↔ class (2), noun (1), particle (0): 6 entries of the uniform map
     let e = sas_edges(Grammar::Copy, std::slice::from_ref(&s), &[t], t);
     assert_eq!(e.iter().sum::<f32>(), 6.0);
+    // sas-unit: the verb unit (4, 5, 6) × the subject unit (0, 1, 2), both directions: 18 entries
+    assert_eq!(unit_pairs(&s).len(), 9);
+    assert!(unit_pairs(&s).iter().all(|&(v, u)| (4..=6).contains(&v) && u <= 2));
+    let wide = crate::chapters::syntax::language::sas_edges_of(Grammar::Copy, std::slice::from_ref(&s), &[t], t, true);
+    assert_eq!(wide.iter().sum::<f32>(), 18.0);
     let uniform = vec![1.0 / t as f32; t * t];
     assert!((sas_reg(&uniform, 1, 1, 1, t, &e) - 6.0 / 7.0).abs() < 1e-6);
 }
