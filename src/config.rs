@@ -325,6 +325,10 @@ pub struct RunConfig {
     /// every word of its own subject unit (1), or each slot with its own subject unit (0).
     #[serde(default)]
     pub sas_unit: usize,
+    /// Chapter 3, copy agreement: every word masking selects becomes `MASK` (1, the reference
+    /// toy's masking) instead of BERT's 80 % `MASK`, 10 % a random word, 10 % kept (0).
+    #[serde(default)]
+    pub mask_only: usize,
 }
 
 fn default_qk_init() -> f64 {

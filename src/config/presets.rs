@@ -70,6 +70,7 @@ impl RunConfig {
         decoys: 0,
         repeat_classes: 0,
         sas_unit: 0,
+        mask_only: 0,
     };
 
     fn chapter1(preset: Preset) -> RunConfig {

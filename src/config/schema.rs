@@ -354,6 +354,14 @@ pub const PARAMS: &[ParamSpec] = &[
         chapters: &[3],
     },
     ParamSpec {
+        key: "mask-only",
+        doc: "Chapter 3, copy agreement: how a word masking selects is replaced: always by MASK (1, the reference toy's masking) or BERT-style, 80 % MASK, 10 % a random word, 10 % kept (0). The agreement slots are always MASK. Ignored by the other languages.",
+        kind: Kind::Int { min: 0, max: 1 },
+        live: false,
+        field: count!(mask_only),
+        chapters: &[3],
+    },
+    ParamSpec {
         key: "shards",
         doc: "Split each step's batch into S equal shards whose gradients are summed in a fixed order (1 = one gradient of the whole batch, as every preset but chapter 2's interactive, which trains 4). The page's workers share the shards of a step, so the rows are the same for any number of workers; must divide batch; chapter 3 trains as one shard.",
         kind: Kind::Int { min: 1, max: 16 },

@@ -19,7 +19,8 @@
 //! Masking ([`mask`]): **every agreement slot is always masked** (replaced by `MASK`, never by a
 //! random word or itself), so counting the visible class tokens cannot give the answer; every
 //! other word is selected with [`P_MASK`] = 0.15 and replaced BERT-style (80 % `MASK`, 10 % a
-//! random word, 10 % kept). Fillers follow each of the six units (the example's trailing `f2`),
+//! random word, 10 % kept; with the knob `mask-only`, always `MASK`, as the reference toy
+//! masks). Fillers follow each of the six units (the example's trailing `f2`),
 //! so the slot's subject class stands 3–5 words before the innermost slot and 9–15 and 15–25
 //! before the others: no fixed offset finds it (the tests measure the distribution).
 //!
@@ -35,8 +36,9 @@
 //! `lexicon` does not apply (24 nouns and 24 verbs always, as the reference). At most
 //! `6 · 3 + 6 · 2 = 30` tokens ([`MAX_LEN`]).
 //!
-//! Two knobs of the language ([`Options`], the keys `decoys` and `repeat-classes`), both off in
-//! the reference: **decoy class tokens**, each of a uniform class placed at a uniform place among
+//! Three knobs ([`Options`], the keys `decoys`, `repeat-classes` and `mask-only`), all off in the
+//! reference: **masking with `MASK` only** (see above; the reference toy's masking), and two of the
+//! language: **decoy class tokens**, each of a uniform class placed at a uniform place among
 //! the words of a uniform gap (after one of the six units), so that the class token nearest a
 //! slot (the innermost clause's shortcut) need not be its subject's and the visible class tokens
 //! no longer hold each class once; and **classes drawn with repetition**, independently per
@@ -73,11 +75,13 @@ pub struct Options {
     pub decoys: usize,
     /// Subject classes drawn independently per clause (true) or as a permutation (false).
     pub repeat_classes: bool,
+    /// Every word masking selects becomes `MASK` (true), or BERT-style (false; see [`mask`]).
+    pub mask_only: bool,
 }
 
 impl Options {
     /// The reference language: no decoys, the classes a permutation.
-    pub const REFERENCE: Options = Options { decoys: 0, repeat_classes: false };
+    pub const REFERENCE: Options = Options { decoys: 0, repeat_classes: false, mask_only: false };
 
     /// Longest sentence in tokens: [`MAX_LEN`] and the decoys.
     pub fn max_len(&self) -> usize {
@@ -351,13 +355,16 @@ pub fn unit_arcs(sentences: &[Sentence]) -> Vec<Vec<Vec<Option<usize>>>> {
 
 /// The MLM inputs and targets of a padded `[batch, t]` token array: every slot (of `sentences`)
 /// becomes `MASK` with its class as the target; every other real position is selected with
-/// [`P_MASK`] and becomes `MASK` (0.8), a uniformly random word (0.1) or stays (0.1). No
-/// sentence needs a forced target: each has its slots.
+/// [`P_MASK`] and becomes `MASK` (0.8), a uniformly random word (0.1) or stays (0.1), or with
+/// `options.mask_only` always `MASK` (the choice of replacement is still drawn, the random word
+/// is not, so the stream moves on differently). No sentence needs a forced target: each has its
+/// slots.
 pub fn mask(
     sentences: &[Sentence],
     tokens: &[i64],
     lengths: &[usize],
     t: usize,
+    options: &Options,
     rng: &mut ChaCha8Rng,
 ) -> (Vec<i64>, Vec<i64>) {
     if t == 0 {
@@ -376,7 +383,7 @@ pub fn mask(
             } else if rng.random::<f64>() < P_MASK {
                 targets[k] = tokens[k];
                 let r = rng.random::<f64>();
-                if r < 0.8 {
+                if r < 0.8 || options.mask_only {
                     inputs[k] = MASK;
                 } else if r < 0.9 {
                     inputs[k] = FIRST_WORD + rng.random_range(0..n_words() as i64);

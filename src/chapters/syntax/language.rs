@@ -29,7 +29,11 @@ impl Draw {
     pub fn of(cfg: &crate::config::RunConfig) -> Draw {
         Draw {
             lexicon: cfg.lexicon,
-            copy: copy::Options { decoys: cfg.decoys, repeat_classes: cfg.repeat_classes == 1 },
+            copy: copy::Options {
+                decoys: cfg.decoys,
+                repeat_classes: cfg.repeat_classes == 1,
+                mask_only: cfg.mask_only == 1,
+            },
         }
     }
 }
@@ -153,9 +157,11 @@ pub fn minimal_pairs(g: Grammar, rng: &mut ChaCha8Rng, n: usize, draw: &Draw) ->
 /// The MLM inputs and targets of a padded batch: BERT masking ([`data::mlm_mask`]) over every
 /// real position, or, for [`Grammar::NestedVerbs`], over the verbs only, each selected with
 /// [`VERB_MASK_PROB`] (at least one per sentence), with the same 80/10/10 replacement; for
-/// [`Grammar::Copy`] every agreement slot always and the other words with 0.15 ([`copy::mask`]).
+/// [`Grammar::Copy`] every agreement slot always and the other words with 0.15 ([`copy::mask`],
+/// replaced as `draw.copy` says).
 pub fn mask(
     g: Grammar,
+    draw: &Draw,
     sentences: &[Sentence],
     tokens: &[i64],
     lengths: &[usize],
@@ -170,7 +176,7 @@ pub fn mask(
             let verbs: Vec<Vec<usize>> = sentences.iter().map(|s| s.verb_positions.clone()).collect();
             data::mlm_mask_among(tokens, lengths, t, nested::n_words(), Some(&verbs), VERB_MASK_PROB, rng)
         }
-        Grammar::Copy => copy::mask(sentences, tokens, lengths, t, rng),
+        Grammar::Copy => copy::mask(sentences, tokens, lengths, t, &draw.copy, rng),
     }
 }
 
@@ -239,7 +245,7 @@ mod tests {
         let t = max_len(g, &Draw::FULL);
         let (tok, len) = data::batch(&s, t);
         let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(4), ChaCha8Rng::seed_from_u64(4));
-        assert_eq!(mask(g, &s, &tok, &len, t, &mut a), data::mlm_mask(&tok, &len, t, &mut b));
+        assert_eq!(mask(g, &Draw::FULL, &s, &tok, &len, t, &mut a), data::mlm_mask(&tok, &len, t, &mut b));
         assert_eq!((vocab_size(g), t, word(g, data::THE)), (65, 20, "the"));
     }
 
@@ -250,7 +256,7 @@ mod tests {
         let s = sample_n(g, &mut r, 300, &Draw::FULL);
         let t = max_len(g, &Draw::FULL);
         let (tok, len) = data::batch(&s, t);
-        let (inputs, targets) = mask(g, &s, &tok, &len, t, &mut r);
+        let (inputs, targets) = mask(g, &Draw::FULL, &s, &tok, &len, t, &mut r);
         let (mut masked, mut verbs) = (0usize, 0usize);
         for (b, sent) in s.iter().enumerate() {
             let chosen: Vec<usize> = (0..t).filter(|&i| targets[b * t + i] != data::IGNORE).collect();
@@ -269,7 +275,7 @@ mod tests {
         assert!((0.48..0.62).contains(&share), "{share}");
         // the nested language's BERT masking replaces with its own words only
         let g = Grammar::Nested;
-        let (inputs, _) = mask(g, &s, &tok, &len, t, &mut r);
+        let (inputs, _) = mask(g, &Draw::FULL, &s, &tok, &len, t, &mut r);
         assert!(inputs.iter().all(|&x| (x as usize) < vocab_size(g)));
     }
 }

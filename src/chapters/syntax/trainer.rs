@@ -331,8 +331,15 @@ impl Chapter for Syntax {
         let (b, g, t) = (cfg.batch, self.grammar, self.t);
         let sentences = lang::sample_n(g, &mut stream(cfg.seed, Stream::Train, s as u64), b, &self.draw);
         let p = pad(&sentences, t);
-        let (inputs, targets) =
-            lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut stream(cfg.seed, Stream::Mask, s as u64));
+        let (inputs, targets) = lang::mask(
+            g,
+            &self.draw,
+            &sentences,
+            &p.tokens,
+            &p.lengths,
+            t,
+            &mut stream(cfg.seed, Stream::Mask, s as u64),
+        );
         let fwd = model.forward_padded(int_tensor(inputs, b, t, device), None, Some(pad_mask(&p.tokens, b, t, device)));
         let mlm = mlm_loss(fwd.logits, &targets, device);
         let edges = Tensor::<3>::from_data(
@@ -371,7 +378,7 @@ impl Chapter for Syntax {
         let pads = pad_mask(&p.tokens, eb, t, plain);
 
         // Held-out MLM loss (masked with the same eval stream, after the sentences).
-        let (inputs, targets) = lang::mask(g, &sentences, &p.tokens, &p.lengths, t, &mut rng);
+        let (inputs, targets) = lang::mask(g, &self.draw, &sentences, &p.tokens, &p.lengths, t, &mut rng);
         let masked = model.forward_padded(int_tensor(inputs, eb, t, plain), None, Some(pads.clone()));
         // Copy agreement: the loss and accuracy at the always-masked slots of the same batch.
         let slots = if g == Grammar::Copy {

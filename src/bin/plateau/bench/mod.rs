@@ -663,6 +663,8 @@ mod workers;
 pub use workers::*;
 mod engines;
 pub use engines::*;
+mod copy;
+pub use copy::*;
 
 #[cfg(test)]
 mod tests;

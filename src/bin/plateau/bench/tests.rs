@@ -566,3 +566,50 @@ fn the_workers_section_compares_the_settings_side_by_side_and_checks_the_targets
     let new = with_workers_section(doc, "new");
     assert!(new.contains("<!-- BEGIN workers -->\nnew\n<!-- END workers -->") && new.contains("## Rest"), "{new}");
 }
+
+/// The copy suite's spec asks for chapter 3's default and the copy query on one worker each;
+/// its section and the page's sentence state the steps, the seconds (ms a step: 1000 · s / step)
+/// and the ratio of the two times, and say so when nothing was measured.
+#[test]
+fn copy_suite_rows_and_sentence() {
+    let spec = copy_spec("v=4&experiment=syntax&grammar=copy");
+    let p = spec["phenomena"].as_array().unwrap();
+    assert_eq!(p.len(), 2);
+    assert_eq!(
+        (p[0]["query"].as_str(), p[1]["query"].as_str()),
+        (Some("experiment=syntax"), Some("v=4&experiment=syntax&grammar=copy"))
+    );
+    assert!(p.iter().all(|x| x["workers"] == 1 && x["kind"] == "syntax"));
+    let drop = |name: &str, step: f64, seconds: f64| PhenomenonTime {
+        page: Opened { name: name.into(), query: "q".into(), workers: 1, chosen: Some(1), error: None },
+        kind: "syntax".into(),
+        events: vec![Event { label: "verb-loss drop".into(), step: Some(step), seconds: Some(seconds) }],
+    };
+    let b = WorkersBrowser {
+        browser: "Chromium 1".into(),
+        cores: 2,
+        cases: vec![],
+        phenomena: vec![drop("ch3", 800.0, 100.0), drop("ch3-copy", 1000.0, 250.0)],
+    };
+    let s =
+        copy_section("plateau bench --suite copy", "Test CPU", "2026-12-06", "mask only", "v=4&a=1", &Ok(b.clone()));
+    assert!(s.contains("| the default language | step 800 after **100 s** (125 ms a step) |"), "{s}");
+    assert!(s.contains("| copy agreement (mask only) | step 1000 after **250 s** (250 ms a step) |"), "{s}");
+    assert!(s.contains("takes 2.50× the default language's time"), "{s}");
+    let page = copy_page_sentence("mask only", "v=4&a=1", &Ok(b.clone()));
+    assert!(page.starts_with("<a href=\"?v=4&amp;a=1\">Copy agreement</a>"), "{page}");
+    assert!(
+        page.contains("on a 2-core machine its loss dropped at step 1000 after 250 s of training (the language above: step 800, 100 s;"),
+        "{page}"
+    );
+    let mut none = b;
+    none.phenomena[1].events.clear();
+    let s = copy_section("x", "y", "z", "mask only", "q", &Ok(none.clone()));
+    assert!(
+        s.contains("| copy agreement (mask only) | no drop marked before the run finished |") && !s.contains('×'),
+        "{s}"
+    );
+    assert!(!copy_page_sentence("mask only", "q", &Ok(none)).contains("dropped"));
+    let failed = copy_section("x", "y", "z", "n", "q", &Err("node failed".into()));
+    assert!(failed.contains("Not measured: node failed"), "{failed}");
+}

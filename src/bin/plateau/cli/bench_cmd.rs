@@ -23,6 +23,7 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             "native-profile",
             "probe",
             "torch-second",
+            "page",
         ],
     )?;
     // `--write FILE` (BENCHMARKS.md: a section is kept, the rest rewritten) is checked before
@@ -39,10 +40,13 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     if flags.get("suite") == Some("engines") {
         return engines_suite(args, &flags);
     }
+    if flags.get("suite") == Some("copy") {
+        return copy_suite(args, &flags);
+    }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
-        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers, engines"))),
+        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers, engines, copy"))),
     };
     let kinds = bench_backends(&flags)?;
     let off = |v: &str| v == "none" || v.is_empty();
@@ -267,6 +271,10 @@ fn write_report(path: &str, text: String) -> Result<String, CliError> {
     if let Some(kept) = plateau::report::section(&old, bench::ENGINES_SECTION) {
         text = bench::with_engines_section(&text, kept);
     }
+    // And chapter 3's copy configuration in the browser (`--suite copy`).
+    if let Some(kept) = plateau::report::section(&old, bench::COPY_SECTION) {
+        text = plateau::report::replace_section(&text, bench::COPY_SECTION, kept);
+    }
     output::write_file(path, text.as_bytes())?;
     eprintln!("bench: wrote {path}");
     Ok(text)
@@ -395,4 +403,35 @@ fn engines_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     );
     print!("{body}");
     write_suite_section(flags, bench::ENGINES_SECTION, &body)
+}
+
+/// `plateau bench --suite copy [--browser CMD|none] [--write FILE] [--page FILE]` (see
+/// `bench::copy`): the copy-agreement configuration the page offers and chapter 3's default, each
+/// trained on the page in headless Chromium until its drop, in one run; the section of FILE and,
+/// with `--page` (index.html by default when `--write` is given), the page's sentence that offers
+/// the configuration with its time.
+fn copy_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let (name, cfg) = super::reproduce_syntax::page_copy_config()?;
+    let query = plateau::config::to_query(&cfg);
+    let browser = flags.get("browser").unwrap_or("node bench/workers.mjs");
+    let r = if browser == "none" {
+        Err("not run: --browser none".to_string())
+    } else {
+        eprintln!("bench: chapter 3's default and its copy configuration on the page, each until its drop (minutes)");
+        bench::run_json::<bench::WorkersBrowser>(browser, &[bench::copy_spec(&query).to_string()])
+    };
+    let body = bench::copy_section(
+        &format!("plateau bench {}", args.join(" ")),
+        &bench::cpu_model(),
+        &today(),
+        &name,
+        &query,
+        &r,
+    );
+    print!("{body}");
+    if flags.get("write").is_some() {
+        super::shared::write_page_block(flags, bench::COPY_PAGE_BLOCK, &bench::copy_page_sentence(&name, &query, &r))?;
+    }
+    write_suite_section(flags, bench::COPY_SECTION, &body)
 }

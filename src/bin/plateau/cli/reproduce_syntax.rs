@@ -97,6 +97,18 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
     ("qk0.1", "W_q, W_k drawn with 0.1 × the std", "syntax-copy", &[("qk-init", "0.1")]),
     ("qk0.01", "W_q, W_k drawn with 0.01 × the std", "syntax-copy", &[("qk-init", "0.01")]),
     ("qk0.001", "W_q, W_k drawn with 0.001 × the std", "syntax-copy", &[("qk-init", "0.001")]),
+    (
+        "mask-only",
+        "every masked word MASK (no random or kept word), as the reference toy masks",
+        "syntax-copy",
+        &[("mask-only", "1"), ("steps", "3000")],
+    ),
+    (
+        "mask-only-suppress",
+        "the same, suppressed on every verb-unit word with its subject unit (λ = 0.1, sas-unit 1)",
+        "syntax-copy",
+        &[("mask-only", "1"), ("steps", "3000"), ("lambda", "0.1"), ("sas-unit", "1")],
+    ),
     ("decoys2", "2 decoy class tokens per sentence", "syntax-copy", &[("decoys", "2"), ("steps", "2500")]),
     ("repeat", "classes drawn with repetition", "syntax-copy", &[("repeat-classes", "1"), ("steps", "2500")]),
     (
@@ -124,6 +136,25 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         "syntax-copy",
         &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "0.1"), ("sas-unit", "1")],
     ),
+    (
+        "decoys2-qk0.01-promote",
+        "the same, promoted on every verb-unit word with its subject unit (λ = −0.1, sas-unit 1)",
+        "syntax-copy",
+        &[("decoys", "2"), ("qk-init", "0.01"), ("steps", "2500"), ("lambda", "-0.1"), ("sas-unit", "1")],
+    ),
+    (
+        "decoys2-qk0.01-brief",
+        "the same, suppressed on every verb-unit word with its subject unit until step 1000 (sas-unit 1)",
+        "syntax-copy",
+        &[
+            ("decoys", "2"),
+            ("qk-init", "0.01"),
+            ("steps", "2500"),
+            ("lambda", "0.1"),
+            ("sas-unit", "1"),
+            ("lambda-until", "1000"),
+        ],
+    ),
     ("decoys2-b64", "2 decoys and batch 64", "syntax-copy", &[("decoys", "2"), ("batch", "64"), ("steps", "2500")]),
     (
         "decoys2-qk0.01-b64",
@@ -132,6 +163,24 @@ pub(super) const COPY_CONFIGS: &[(&str, &str, &str, super::reproduce_anchors::Pa
         &[("decoys", "2"), ("qk-init", "0.01"), ("batch", "64"), ("steps", "2500")],
     ),
 ];
+
+/// The copy-agreement configuration the page offers (issue 52 item 3: no configuration qualified as
+/// chapter 3's default), chosen by the search of [`COPY_CONFIGS`]: its slug there. The page's
+/// link and its time in the browser come from `plateau bench --suite copy`.
+pub(super) const PAGE_COPY_CONFIG: &str = "mask-only";
+
+/// [`PAGE_COPY_CONFIG`]'s name and config ([`copy_reference`] with its changes).
+pub(super) fn page_copy_config() -> Result<(String, RunConfig), CliError> {
+    let (_, name, _, changes) = COPY_CONFIGS
+        .iter()
+        .find(|c| c.0 == PAGE_COPY_CONFIG)
+        .ok_or_else(|| CliError(format!("no copy configuration {PAGE_COPY_CONFIG:?}")))?;
+    let mut cfg = copy_reference()?;
+    for (k, v) in *changes {
+        cfg.set(k, v)?;
+    }
+    Ok((name.to_string(), cfg))
+}
 
 /// The finished runs of one configuration of a chapter 3 sweep: its name, its change (as flags),
 /// its steps and each run's summary.

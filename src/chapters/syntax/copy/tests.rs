@@ -167,13 +167,25 @@ fn no_fixed_offset_from_slot_to_subject() {
 }
 
 /// Every slot is always masked (with `MASK`, its class the target); about 15 % of the other words
-/// are targets; padding never is.
+/// are targets, replaced 80 / 10 / 10 (`MASK`, a random word, kept), or with `mask_only` all
+/// `MASK`; padding never is.
 #[test]
 fn the_slots_are_always_masked() {
     let mut r = ChaCha8Rng::seed_from_u64(54);
     let sentences: Vec<Sentence> = (0..2000).map(|_| sample(&mut r)).collect();
     let (tokens, lengths) = batch(&sentences, MAX_LEN);
-    let (inputs, targets) = mask(&sentences, &tokens, &lengths, MAX_LEN, &mut r);
+    let mut again = r.clone();
+    let (inputs, targets) = mask(&sentences, &tokens, &lengths, MAX_LEN, &Options::REFERENCE, &mut r);
+    // mask-only: every target MASK, every other word itself, about 15 % of the other words targets.
+    let only = Options { mask_only: true, ..Options::REFERENCE };
+    let (plain_inputs, plain_targets) = mask(&sentences, &tokens, &lengths, MAX_LEN, &only, &mut again);
+    for (k, &target) in plain_targets.iter().enumerate() {
+        assert_eq!(plain_inputs[k], if target != IGNORE { MASK } else { tokens[k] });
+    }
+    let plain_share = plain_targets.iter().filter(|&&x| x != IGNORE).count() as f64
+        / targets.iter().filter(|&&x| x != IGNORE).count() as f64;
+    assert!((0.95..1.05).contains(&plain_share), "{plain_share}");
+    let mut replaced = [0usize; 3]; // BERT, at the words other than the slots: MASK, another word, kept
     let (mut other, mut chosen) = (0usize, 0usize);
     for (b, s) in sentences.iter().enumerate() {
         for i in 0..MAX_LEN {
@@ -186,6 +198,10 @@ fn the_slots_are_always_masked() {
             } else {
                 other += 1;
                 chosen += usize::from(targets[k] != IGNORE);
+                if targets[k] != IGNORE {
+                    let changed = inputs[k] != MASK;
+                    replaced[usize::from(changed) + usize::from(changed && inputs[k] == targets[k])] += 1;
+                }
                 assert!(targets[k] == IGNORE || targets[k] == s.tokens[i]);
                 assert!(inputs[k] == s.tokens[i] || targets[k] != IGNORE, "only targets change");
             }
@@ -193,6 +209,12 @@ fn the_slots_are_always_masked() {
     }
     let share = chosen as f64 / other as f64;
     assert!((0.14..0.16).contains(&share), "{share}");
+    // 80 / 10 / 10 (a random word equal to the target counts as kept: 0.1 / 63 more).
+    let of = |i: usize| replaced[i] as f64 / chosen as f64;
+    assert!(
+        (0.77..0.83).contains(&of(0)) && (0.08..0.12).contains(&of(1)) && (0.08..0.12).contains(&of(2)),
+        "{replaced:?}"
+    );
 }
 
 /// The reference options draw exactly what `sample` draws; decoys add that many class tokens
@@ -207,7 +229,7 @@ fn decoys_and_repeated_classes() {
         assert_eq!(sample(&mut a), sample_with(&mut b, &Options::REFERENCE));
     }
     let mut r = ChaCha8Rng::seed_from_u64(61);
-    let options = Options { decoys: 2, repeat_classes: false };
+    let options = Options { decoys: 2, ..Options::REFERENCE };
     let n = 4000;
     let mut nearest_is_decoy = 0usize;
     for _ in 0..n {
@@ -234,7 +256,7 @@ fn decoys_and_repeated_classes() {
     }
     let share = nearest_is_decoy as f64 / n as f64;
     assert!((0.25..0.45).contains(&share), "{share}");
-    let options = Options { decoys: 0, repeat_classes: true };
+    let options = Options { repeat_classes: true, ..Options::REFERENCE };
     let (mut all_three, mut first) = (0usize, [0usize; CLASSES]);
     for _ in 0..n {
         let s = sample_with(&mut r, &options);
