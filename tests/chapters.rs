@@ -536,6 +536,23 @@ fn the_language_model_collapses_and_recovers() {
     assert_eq!(t.history.rows.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2, 4]);
 }
 
+/// The page offers the copy-agreement configuration that `plateau bench --suite copy` measures
+/// (issue 52 item 3): the link of its `chapter3-copy-time` block is the query the bench trains, and
+/// the block, written by the bench, is either the bare link sentence or the one with its times.
+#[test]
+fn the_pages_copy_link_is_the_configuration_the_bench_measures() {
+    let html = std::fs::read_to_string(format!("{}/index.html", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let block = html.split("<!-- BEGIN chapter3-copy-time -->").nth(1).expect("the block");
+    let block = block.split("<!-- END chapter3-copy-time -->").next().unwrap().trim();
+    let (code, out, err) = crate::common::cli::plateau(&["bench", "--suite", "copy", "--browser", "none"]);
+    assert_eq!(code, 0, "{err}");
+    let query = out.split("`?").nth(1).and_then(|q| q.split('`').next()).expect("the query in the section");
+    assert!(query.contains("grammar=copy") && query.starts_with("v="), "{query}");
+    let href = format!("<a href=\"?{}\">Copy agreement</a>", query.replace('&', "&amp;"));
+    assert!(block.starts_with(&href), "the page's copy link is not the bench's configuration ?{query}: {block}");
+    assert!(block.contains("REPRODUCTION.md") && block.contains("BENCHMARKS.md"), "{block}");
+}
+
 /// The page's generated findings are compact (issue 49): a short sentence and tables, never a wall
 /// of figures: outside its tables, no generated block of `index.html` runs over 80 words.
 #[test]

@@ -121,7 +121,7 @@ test('chapter 3: λ > 0 keeps the best head below the offset guess', { timeout: 
   });
 });
 
-test('chapter 3: the nested language by default; a version 2 link keeps the agreement grammar on 2 layers', { timeout: TEST_TIMEOUT }, async () => {
+test('chapter 3: the nested language by default; a version 2 link keeps the agreement grammar on 2 layers; the copy link opens its configuration', { timeout: TEST_TIMEOUT }, async () => {
   const now = await openPage('v3', { query: '?experiment=syntax&autoplay=0' });
   await now.run(async () => {
     await booted(now.page);
@@ -137,10 +137,21 @@ test('chapter 3: the nested language by default; a version 2 link keeps the agre
     assert.deepEqual([marks[0].x, marks[1]], [425, { x: 600, label: 'non-adjacent onset 600' }]);
   });
   const old = await openPage('v2', { query: '?v=2&experiment=syntax&autoplay=0' });
+  let href = '';
   await old.run(async () => {
     await booted(old.page);
     assert.equal(await old.page.$eval('#grammar', (el) => el.value), 'agreement', 'v=2 read with the defaults it was written against');
     assert.match(old.page.url(), /[?&]v=4&.*layers=2.*grammar=agreement/, 'rewritten as today\'s link to the same run');
+    href = await old.page.$eval('[data-chapter="3"] .copy-offer a', (a) => a.getAttribute('href'));
+  });
+  // The copy-agreement configuration the chapter offers (issue 52): its link opens it, whole.
+  assert.match(href, /^\?v=\d+&.*grammar=copy/);
+  const copy = await openPage('copy', { query: `${href}&autoplay=0` });
+  await copy.run(async () => {
+    await booted(copy.page);
+    assert.equal(await copy.page.$eval('#grammar', (el) => el.value), 'copy');
+    assert.equal(await copy.page.$$eval('#notices li', (els) => els.length), 0, 'no notices for the offered link');
+    for (const pair of href.slice(1).split('&').filter((p) => !p.startsWith('v='))) assert.ok(copy.page.url().includes(pair), `${pair} kept in ${copy.page.url()}`);
   });
 });
 

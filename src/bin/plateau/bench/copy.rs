@@ -79,7 +79,7 @@ pub fn copy_section(
         Err(e) => o.push_str(&format!("Not measured: {e}\n")),
         Ok(b) => {
             let (d, c) = (row(b, DEFAULT_ROW), row(b, COPY_ROW));
-            o.push_str("| chapter 3 | drop marked at | \n|---|---|\n");
+            o.push_str("| chapter 3 | drop marked at |\n|---|---|\n");
             o.push_str(&format!("| the default language | {} |\n", cell(d)));
             o.push_str(&format!("| copy agreement ({copy_name}) | {} |\n", cell(c)));
             if let (Some((_, sd)), Some((_, sc))) = (drop_of(d), drop_of(c)) {

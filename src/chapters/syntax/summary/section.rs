@@ -115,7 +115,9 @@ pub fn copy_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Copy
          the exact one); (4) AdamW with betas (0.9, 0.999), ε 10⁻⁸, the decay on every parameter, the rate rising \
          linearly over the first 100 steps and constant after (no decay of the rate); (5) the words other than the \
          slots are replaced BERT-style when selected (80 % `MASK`, 10 % a random word, 10 % kept) and the loss is the \
-         mean over every target of the batch, slots and others; (6) four filler words, 0–2 after each of the six units \
+         mean over every target of the batch, slots and others (the configurations named `mask-only` replace every \
+         selected word by `MASK`, as the reference's masking reads and as a PyTorch transcription of it, \
+         `bench/copy_toy.py`, masks: there BERT's replacement shortened the plateau at ln 3 on every seed tried); (6) four filler words, 0–2 after each of the six units \
          (the example's trailing filler); (7) the slot loss is measured on {} fresh held-out sentences every {} steps.\n\n\
          {}\n### What it shows\n\n{}\n### On the page\n\n\
          Chapter 3's text quotes this paragraph (`index.html`, section `chapter3-copy-findings`):\n\n> {paragraph}\n",
