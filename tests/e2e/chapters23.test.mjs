@@ -150,6 +150,9 @@ test('chapter 3: the nested language by default; a version 2 link keeps the agre
   await copy.run(async () => {
     await booted(copy.page);
     assert.equal(await copy.page.$eval('#grammar', (el) => el.value), 'copy');
+    // The lede is the language's own.
+    await waitFn(copy.page, () => !document.querySelector('[data-chapter="3"] .watch[data-grammar="copy"]').hidden);
+    assert.equal(await copy.page.$eval('[data-chapter="3"] .watch[data-grammar=""]', (el) => el.hidden), true);
     assert.equal(await copy.page.$$eval('#notices li', (els) => els.length), 0, 'no notices for the offered link');
     for (const pair of href.slice(1).split('&').filter((p) => !p.startsWith('v='))) assert.ok(copy.page.url().includes(pair), `${pair} kept in ${copy.page.url()}`);
   });

@@ -44,7 +44,22 @@ function note(rows) {
 /** How the engine names the measures of the run's language (`syntaxWords`), e.g. the nested
  * language's "selection part". @returns {{target: string, part: string, accuracy: string, pair: string, onset: string, arc: string}} */
 function words() {
-  return syntaxWords(String((state.runCfg && state.runCfg.grammar) || (state.cfg && state.cfg.grammar) || ''));
+  return syntaxWords(grammar());
+}
+
+/** The run's language (its config's `grammar`; '' before there is one). */
+function grammar() {
+  return String((state.runCfg && state.runCfg.grammar) || (state.cfg && state.cfg.grammar) || '');
+}
+
+/** Shows the chapter's lede for the run's language: the copy-agreement language's own where the
+ * run trains it (`data-grammar="copy"`), else the default's (`data-grammar=""`). */
+function lede() {
+  const g = grammar();
+  const own = document.querySelector(`[data-chapter="3"] .watch[data-grammar="${g}"]`) ? g : '';
+  for (const el of document.querySelectorAll('[data-chapter="3"] .watch[data-grammar]')) {
+    /** @type {HTMLElement} */ (el).hidden = el.getAttribute('data-grammar') !== own;
+  }
 }
 
 /** Chapter 3's hero: the loss on far-subject verbs on a linear axis (its plateau shaded, its drop
@@ -54,6 +69,7 @@ function words() {
 function heroJobs() {
   return [
     { canvases: ['hero-verb'], draw: () => {
+      lede();
       const w = words();
       const g = groupsOf(shownConfig())[0];
       const o = state.events ?? {};
