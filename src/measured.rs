@@ -429,11 +429,45 @@ pub fn command_for<'a>(sections: &'a [Section], folder: &str, cfg: &RunConfig) -
     found.next().is_none().then_some(first)
 }
 
+/// The order in which `groups` fill the file's budget: the top-level groups (`results/NAME`) in
+/// their order, then the configurations the page links to (`linked`, [`group_key`]s), then the
+/// subfolders' in [`FOLDER_ORDER`]; within a folder the configurations fewest changes away from
+/// their chapter's defaults first (the ones a reader reaches with a control or two), then the
+/// smallest.
+fn budget_order(groups: &[Group], linked: &[String]) -> Vec<usize> {
+    let size = |g: &Group| serde_json::to_string(g).map_or(0, |t| t.len() + 1);
+    let top = |g: &Group| g.source.split(", ").any(|s| s.matches('/').count() <= 1);
+    let folder = |g: &Group| {
+        let name = g.source.split(", ").next().unwrap_or("").split('/').rev().nth(1).unwrap_or("");
+        FOLDER_ORDER.iter().position(|f| *f == name).unwrap_or(FOLDER_ORDER.len())
+    };
+    let changes = |g: &Group| g.query.matches('&').count();
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&i| {
+        let g = &groups[i];
+        if top(g) {
+            (0, 0, 0, 0, i)
+        } else if linked.contains(&g.query) {
+            (1, 0, 0, size(g), i)
+        } else {
+            (2, folder(g), changes(g), size(g), i)
+        }
+    });
+    order
+}
+
 /// The file from runs found on disk: grouped by [`group_key`] (in the order of their first run,
 /// runs by seed; of two runs of one seed in a group, the one with more rows), each run's hero
 /// columns (a CSV without one of them is left out, with the reason in the second value), each
-/// group's command from `sections` ([`command_for`] for every folder it comes from).
-pub fn build(found: Vec<Found>, sections: &[Section], written_by: &str) -> (MeasuredFile, Vec<String>) {
+/// group's command from `sections` ([`command_for`] for every folder it comes from); `linked` are
+/// the [`group_key`]s of the configurations the page links to, which fill the budget right after
+/// the top-level groups ([`budget_order`]).
+pub fn build(
+    found: Vec<Found>,
+    sections: &[Section],
+    written_by: &str,
+    linked: &[String],
+) -> (MeasuredFile, Vec<String>) {
     let mut groups: Vec<Group> = vec![];
     let mut configs: Vec<RunConfig> = vec![];
     let mut skipped = vec![];
@@ -520,28 +554,11 @@ pub fn build(found: Vec<Found>, sections: &[Section], written_by: &str) -> (Meas
             g.section = Some(names.join(", "));
         }
     }
-    // The budget: top-level groups first (in order), then the subfolders' in FOLDER_ORDER.
     let size = |g: &Group| serde_json::to_string(g).map_or(0, |t| t.len() + 1);
     let top = |g: &Group| g.source.split(", ").any(|s| s.matches('/').count() <= 1);
-    let folder = |g: &Group| {
-        let name = g.source.split(", ").next().unwrap_or("").split('/').rev().nth(1).unwrap_or("");
-        FOLDER_ORDER.iter().position(|f| *f == name).unwrap_or(FOLDER_ORDER.len())
-    };
-    // Within a folder, the configurations fewest changes away from their chapter's defaults
-    // first (the ones a reader reaches with a control or two), then the smallest.
-    let changes = |g: &Group| g.query.matches('&').count();
-    let mut order: Vec<usize> = (0..groups.len()).collect();
-    order.sort_by_key(|&i| {
-        let g = &groups[i];
-        if top(g) {
-            (0, 0, 0, 0, i)
-        } else {
-            (1, folder(g), changes(g), size(g), i)
-        }
-    });
     let mut used = 64;
     let mut keep = vec![false; groups.len()];
-    for i in order {
+    for i in budget_order(&groups, linked) {
         let s = size(&groups[i]);
         if top(&groups[i]) || used + s <= BUDGET_BYTES {
             used += s;

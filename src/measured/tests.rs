@@ -27,6 +27,7 @@ fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
         ],
         &[],
         "test",
+        &[],
     );
     assert_eq!(file.groups.len(), 2, "c = 1 and c = 10");
     let g = &file.groups[0];
@@ -67,8 +68,12 @@ fn matching_compares_every_key_but_the_seed() {
     };
     let csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
                0,0,1,0.5,0.1,0.1,0,0,0\n";
-    let (file, _) =
-        build(vec![found(anchors(0.7, 0), csv), found(anchors(0.7, 1), csv), found(anchors(0.4, 2), csv)], &[], "test");
+    let (file, _) = build(
+        vec![found(anchors(0.7, 0), csv), found(anchors(0.7, 1), csv), found(anchors(0.4, 2), csv)],
+        &[],
+        "test",
+        &[],
+    );
     assert_eq!(file.groups.len(), 2);
     let seeds =
         |c: &RunConfig| -> Vec<u64> { matching(&file, c).iter().flat_map(|g| g.runs.iter().map(|r| r.seed)).collect() };
@@ -90,7 +95,7 @@ fn a_longer_run_of_the_same_configuration_stands_for_a_shorter_one_cut_at_its_st
     let anchors = |steps: usize, seed: u64| RunConfig { steps, gamma: 0.4, ..cfg(Task::Anchors, seed) };
     let csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
                0,0,0,0.1,0,0,0,0,0\n500,0,0.4,0.9,0,0,0,0,0\n1000,0,0.9,1,0,0,0,0,0\n1500,0,1,1,0,0,0,0,0\n";
-    let (file, _) = build(vec![found(anchors(1600, 0), csv), found(anchors(1600, 1), csv)], &[], "test");
+    let (file, _) = build(vec![found(anchors(1600, 0), csv), found(anchors(1600, 1), csv)], &[], "test", &[]);
     // The 1600-step runs at their own configuration: whole.
     let whole = matching(&file, &anchors(1600, 5));
     assert_eq!((whole.len(), whole[0].cut, whole[0].runs[0].rows.len()), (1, None, 4));
@@ -207,6 +212,7 @@ fn a_group_carries_its_command_without_the_flags_that_say_how_it_ran() {
         ],
         &s,
         "test",
+        &[],
     );
     let g = |i: usize| (file.groups[i].command.as_deref(), file.groups[i].section.as_deref());
     assert_eq!(
@@ -231,7 +237,7 @@ fn a_group_carries_its_command_without_the_flags_that_say_how_it_ran() {
     );
     // A group no section names has no command.
     let (alone, _) =
-        build(vec![at("results/learning-order/mixed-g0.4", cfg(Task::Anchors, 1), anchors_csv)], &s, "test");
+        build(vec![at("results/learning-order/mixed-g0.4", cfg(Task::Anchors, 1), anchors_csv)], &s, "test", &[]);
     assert_eq!((alone.groups[0].command.as_deref(), alone.groups[0].section.as_deref()), (None, None));
     // Chapter 1's paper default from two sweeps: both commands.
     assert_eq!(file.groups[2].source, "results/paper-mws-c1, results/seeds/paper-mws-c1");
@@ -254,7 +260,7 @@ fn a_group_carries_its_command_without_the_flags_that_say_how_it_ran() {
 #[test]
 fn agreement_compares_the_hero_columns_at_common_steps() {
     let csv = "step,loss,output_loss,train_acc,test_acc,first_token_acc\n0,2.5,2.75,0,0.1,0.2\n25,1.0,0.5,0,0.5,1\n";
-    let (file, _) = build(vec![found(cfg(Task::Mws, 0), csv)], &[], "test");
+    let (file, _) = build(vec![found(cfg(Task::Mws, 0), csv)], &[], "test", &[]);
     let g = &file.groups[0];
     let row = |step: f64, loss: f64| {
         serde_json::from_value::<std::collections::BTreeMap<String, serde_json::Value>>(serde_json::json!({
@@ -282,4 +288,28 @@ fn agreement_compares_the_hero_columns_at_common_steps() {
     assert!(!agreement(g, 0, &[d]).unwrap().agree);
     // No run of seed 3.
     assert_eq!(agreement(g, 3, &[row(0.0, 2.5)]), None);
+}
+
+/// The budget fills with the top-level groups, then the configurations the page links to, then
+/// the subfolders in `FOLDER_ORDER` (a folder not listed last).
+#[test]
+fn the_configurations_the_page_links_to_fill_the_budget_right_after_the_top_level() {
+    let at = |source: &str, config: RunConfig| Found { source: source.into(), config, wall_s: None, csv: CSV.into() };
+    let mut linked = cfg(Task::Mws, 0);
+    linked.c = 10.0;
+    let mut other = cfg(Task::Mws, 0);
+    other.c = 2.5;
+    let (file, _) = build(
+        vec![
+            at("results/seeds/paper-mws-c1", cfg(Task::Mws, 0)),
+            at("results/unlisted/c10", linked.clone()),
+            at("results/paper-mws-c25", other),
+        ],
+        &[],
+        "test",
+        &[],
+    );
+    let key = group_key(&linked);
+    assert_eq!(budget_order(&file.groups, &[]), [2, 0, 1], "top level, FOLDER_ORDER, then an unlisted folder");
+    assert_eq!(budget_order(&file.groups, &[key]), [2, 1, 0], "the linked configuration before the folders");
 }

@@ -16,6 +16,21 @@ use std::process::ExitCode;
 const RESULTS: &str = "results";
 const OUT: &str = "www/measured.json";
 const DOC: &str = "REPRODUCTION.md";
+/// The page whose links name the configurations that fill the file's budget first.
+const PAGE: &str = "index.html";
+
+/// The [`plateau::measured::group_key`]s of the configurations `html` links to (every
+/// `href="?…"`, read as the page reads its URL; a link that reads with a notice is left out).
+fn linked_keys(html: &str) -> Vec<String> {
+    html.split("href=\"?")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter_map(|q| {
+            let (cfg, notices) = plateau::config::from_query(&q.replace("&amp;", "&"));
+            notices.is_empty().then(|| plateau::measured::group_key(&cfg))
+        })
+        .collect()
+}
 
 /// Every run under `dir` (recursively, in name order) with a record (`NAME-seedK.json` whose
 /// `config` reads as a config) and its CSV; folders whose name starts with `transcription` (the
@@ -68,7 +83,8 @@ fn with_sweep_folders(mut sections: Vec<Section>) -> Vec<Section> {
 fn write_measured(dir: &str, out: &str, doc: &str) -> Result<(), CliError> {
     let found = find_runs(Path::new(dir)).map_err(|e| CliError(format!("cannot read {dir}: {e}")))?;
     let sections = with_sweep_folders(sections(&std::fs::read_to_string(doc).unwrap_or_default()));
-    let (file, skipped) = build(found, &sections, "plateau measured");
+    let linked = linked_keys(&std::fs::read_to_string(PAGE).unwrap_or_default());
+    let (file, skipped) = build(found, &sections, "plateau measured", &linked);
     for s in &skipped {
         eprintln!("left out: {s}");
     }
@@ -114,4 +130,19 @@ pub(super) fn refresh_after_section(out: &str) -> Result<(), CliError> {
         write_measured(RESULTS, OUT, DOC)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The page's links read as the page reads its URL (`&amp;` is `&`); a link with a bad value
+    /// names no configuration.
+    #[test]
+    fn linked_keys_are_the_group_keys_of_the_pages_links() {
+        let html = r#"<a href="?v=4&amp;experiment=syntax&amp;grammar=copy&amp;seed=3">x</a> <a href="?c=banana">y</a>
+                      <a href="REPRODUCTION.md">z</a>"#;
+        let keys = super::linked_keys(html);
+        let (cfg, _) = plateau::config::from_query("v=4&experiment=syntax&grammar=copy");
+        assert_eq!(keys, [plateau::measured::group_key(&cfg)]);
+        assert!(keys[0].contains("grammar=copy") && !keys[0].contains("seed"), "{keys:?}");
+    }
 }
