@@ -18,6 +18,7 @@
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { launch, startServer } from '../tests/e2e/helpers.mjs';
+import { profileSteps } from './profile.mjs';
 
 const spec = JSON.parse(process.argv[2] || '{"cases":[],"memory_steps":0}');
 const log = (...a) => console.error('browser:', ...a);
@@ -183,7 +184,7 @@ try {
     }
   }
   await context.close();
-  if (spec.profile) out.profile = await profileSteps(browser, server, spec.profile);
+  if (spec.profile) out.profile = await profileSteps(browser, server, spec.profile, { pkg: 'names', backend: 'cpu' }, log);
   if (spec.memory_steps > 0) {
     // A fresh page: linear memory never shrinks, so the timings above (the paper preset) would
     // otherwise set the figure.
@@ -286,49 +287,6 @@ async function measureCompare(browser, server) {
     await p.goto(`${server.url}?experiment=anchors`, { waitUntil: 'load' });
     await p.waitForFunction(() => window.plateauVerdict && window.plateauCompareVerdict, null, { timeout: 1_800_000, polling: 500 });
     return await p.evaluate(() => ({ main: { gamma: Number(document.querySelector('#gamma-out').textContent), ...window.plateauVerdict }, other: window.plateauCompareVerdict }));
-  } catch (e) {
-    return { error: String(e.message || e).split('\n')[0] };
-  } finally {
-    await ctx.close();
-  }
-}
-
-/** A CPU profile (V8's sampling profiler, through the DevTools protocol) of `c.steps` timed
- * steps of `c.query` on the CPU backend, in the build with function names: self time per
- * function, in ms over all the profiled steps. Also the unprofiled ms/step of the same build. */
-async function profileSteps(browser, server, c) {
-  if (!existsSync(new URL('../www/pkg-names/plateau.js', import.meta.url))) {
-    return { error: 'www/pkg-names is missing (scripts/bench.sh full builds it)' };
-  }
-  log(`${c.name} — CPU profile (build with names)`);
-  const ctx = await browser.newContext();
-  try {
-    const p = await ctx.newPage();
-    await p.goto(`${server.url}www/bench.html?pkg=names`);
-    await p.waitForSelector('#ready:not([hidden])', { state: 'attached', timeout: 120_000 });
-    await p.evaluate(({ q, w }) => window.plateauBench.open(q, w), { q: c.query, w: c.warmup });
-    const ms = await p.evaluate((n) => window.plateauBench.run(n), c.steps);
-    const cdp = await ctx.newCDPSession(p);
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 500 }); // µs
-    await cdp.send('Profiler.start');
-    const profiledMs = await p.evaluate((n) => window.plateauBench.run(n), c.steps);
-    const { profile } = await cdp.send('Profiler.stop');
-    await p.evaluate(() => window.plateauBench.close());
-    // Self time: each sample's node holds the CPU until the next sample.
-    // Rust names without their hash suffix and crate disambiguators; a generic function's
-    // instances add up under one name.
-    const clean = (f) => f.replace(/::h[0-9a-f]{16}$/, '').replace(/\[[0-9a-f]{16}\]/g, '');
-    const nameOf = new Map(profile.nodes.map((n) => [n.id, clean(n.callFrame.functionName) || `(anonymous ${n.callFrame.url})`]));
-    const self = new Map();
-    for (let i = 0; i + 1 < profile.samples.length; i++) {
-      const name = nameOf.get(profile.samples[i]);
-      self.set(name, (self.get(name) || 0) + profile.timeDeltas[i + 1] / 1000);
-    }
-    self.delete('(idle)');
-    const functions = [...self].sort((a, b) => b[1] - a[1]).slice(0, 300);
-    log(`  ${ms.toFixed(1)} ms/step, ${profiledMs.toFixed(1)} while profiled`);
-    return { name: c.name, steps: c.steps, ms, profiled_ms: profiledMs, functions };
   } catch (e) {
     return { error: String(e.message || e).split('\n')[0] };
   } finally {

@@ -3,29 +3,20 @@
 //!
 //! CPU: [`cpu_device`] is the backend chosen for the CPU path in both the CLI and the page, so
 //! that the same seed gives the same rows in both. It is NdArray, although burn 0.22 marks it
-//! deprecated in favour of Flex. Measured with burn's `simd` feature (2-core machine,
-//! 2026-11-30, training step, evaluation off), in headless Chromium (wasm, simd128):
-//!
-//! | config | NdArray | Flex |
-//! |---|---|---|
-//! | chapter 1 interactive | 99.5 ms | 128.0 ms |
-//! | chapter 1 paper | 3849 ms | 7580 ms |
-//! | chapter 2 interactive | 224.6 ms | 163.5 ms |
-//! | chapter 3 interactive | 196.5 ms | 150.8 ms |
-//!
-//! NdArray wins on chapter 1 (the paper preset by 2×), Flex on the two smaller softmax models.
-//! Natively (rayon, 2 threads) the two are within noise of each other on the paper preset
-//! (1.41 vs 1.35 s). Chapter 1 decides, so the page carries NdArray only (plus wgpu): Flex is
-//! compiled natively only, with the `flex` feature (`scripts/bench.sh` builds with it), where
-//! `plateau bench` keeps measuring it.
+//! deprecated in favour of Flex: `plateau bench --suite cpu` (`scripts/bench-cpu.sh`) times Flex
+//! against it on every bench case, natively and in headless Chromium, in one run, and works out
+//! from the figures whether Flex may replace it (at least as fast on every case in both places);
+//! BENCHMARKS.md's `cpu-backends` section has the figures, the decision and where the time goes.
+//! Flex is compiled only with the `flex` feature: natively (`--backend flex`) and, for that
+//! bench, in wasm (`www/pkg-flex`); the page's engines do not carry it.
 
 use burn::tensor::Device;
 
 /// The backends this build can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
-    /// burn's pure-Rust Flex CPU backend (native builds with the `flex` feature only).
-    #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
+    /// burn's pure-Rust Flex CPU backend (builds with the `flex` feature only).
+    #[cfg(feature = "flex")]
     Flex,
     /// burn's NdArray CPU backend (deprecated upstream; kept for measurement).
     NdArray,
@@ -39,7 +30,7 @@ impl BackendKind {
     /// in builds that have it, [`WGPU_BUILT`]), or `cpu` (the chosen CPU backend).
     pub fn parse(s: &str) -> Option<BackendKind> {
         match s {
-            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
+            #[cfg(feature = "flex")]
             "flex" => Some(BackendKind::Flex),
             "ndarray" => Some(BackendKind::NdArray),
             #[cfg(feature = "wgpu")]
@@ -51,7 +42,7 @@ impl BackendKind {
     /// The name [`BackendKind::parse`] takes (`--backend`, `--backends`).
     pub fn flag(self) -> &'static str {
         match self {
-            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
+            #[cfg(feature = "flex")]
             BackendKind::Flex => "flex",
             BackendKind::NdArray => "ndarray",
             #[cfg(feature = "wgpu")]
@@ -61,7 +52,7 @@ impl BackendKind {
     /// A short name for status lines and CSV.
     pub fn name(self) -> &'static str {
         match self {
-            #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
+            #[cfg(feature = "flex")]
             BackendKind::Flex => "cpu (flex)",
             BackendKind::NdArray => "cpu (ndarray)",
             #[cfg(feature = "wgpu")]
@@ -70,8 +61,8 @@ impl BackendKind {
     }
 }
 
-/// Whether this build has the Flex backend (the `flex` feature, natively).
-pub const FLEX_BUILT: bool = cfg!(all(feature = "flex", not(target_arch = "wasm32")));
+/// Whether this build has the Flex backend (the `flex` feature).
+pub const FLEX_BUILT: bool = cfg!(feature = "flex");
 
 /// Whether this build has the wgpu backend (the `wgpu` feature: WebGPU in the page's WebGPU
 /// engine, Vulkan/Metal/GL natively).
@@ -92,7 +83,7 @@ pub fn cpu_device() -> Device {
 #[allow(deprecated)]
 pub fn device(kind: BackendKind) -> Device {
     match kind {
-        #[cfg(all(feature = "flex", not(target_arch = "wasm32")))]
+        #[cfg(feature = "flex")]
         BackendKind::Flex => Device::flex(),
         BackendKind::NdArray => Device::ndarray(),
         #[cfg(feature = "wgpu")]

@@ -3,7 +3,7 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { chapterList, editConfig, paramSchema, readUrl, runHeadline } from './pkg-view/plateau.js';
-import { addPageJob, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
+import { chapterViews, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, download, errText, field, notice, showError } from './dom.js';
 import { wireExports } from './exports.js';
@@ -11,7 +11,6 @@ import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
 import { setSeeds, showChapter, startRun, startWorker, updateRate } from './protocol.js';
 import { seedsCsvText } from './seeds.js';
-import { companionCsv, drawCompareVerdict, setCompare, showCompare } from './compare.js';
 import { chapter, chapterOf, runConfig, send, state } from './state.js';
 import { loadMeasured } from './measured.js';
 import { drawTries, watchHistory } from './try.js';
@@ -56,8 +55,6 @@ function wireControls() {
     scheduleDraw(true);
   });
   $('seeds').addEventListener('change', () => setSeeds(Number(field('seeds').value)));
-  $('compare-gamma').addEventListener('change', () => setCompare(field('compare-gamma').value));
-  $('compare-csv').addEventListener('click', () => download(`plateau-anchors-gamma${state.companion.cfg?.gamma ?? state.page.compare}-metrics.csv`, companionCsv(), 'text/csv'));
   $('lm-logx').addEventListener('change', () => scheduleDraw(true));
   $('seeds-csv').addEventListener('click', () => download(`plateau-${runConfig().experiment}-seeds.csv`, seedsCsvText(), 'text/csv'));
   wireExports();
@@ -123,7 +120,6 @@ async function boot() {
     return;
   }
   state.chapters = chapterList();
-  addPageJob(drawCompareVerdict);
   try {
     await loadChapters(state.chapters);
   } catch (err) {
@@ -143,7 +139,7 @@ async function boot() {
   state.backendOverride = backend;
   state.page = flags;
   field('seeds').value = String(state.page.seeds);
-  showCompare();
+  for (const v of chapterViews()) v.showPageKeys?.();
   state.cfg = url.config;
   applyPageFlags();
   setControls(state.cfg);

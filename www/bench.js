@@ -44,7 +44,8 @@ window.plateauBench = {
   /** The WebGPU probe's answer (`chooseBackend('')`). */
   probe: () => chooseBackend(''),
 
-  /** Milliseconds per step of `query` on `backend` ('cpu' | 'webgpu'): `warmup` untimed steps,
+  /** Milliseconds per step of `query` on `backend` ('cpu' | 'webgpu', or a named CPU backend of
+   * this build: 'ndarray', 'flex'): `warmup` untimed steps,
    * then `steps` timed ones. @param {string} query @param {number} steps @param {number} warmup
    * @param {string} backend */
   async time(query, steps, warmup, backend) {
@@ -81,11 +82,12 @@ window.plateauBench = {
     }
   },
 
-  /** For a profile of the timed steps alone: `open` builds a CPU session of `query` and takes
-   * `warmup` untimed steps, `run` times `steps` more (ms/step), `close` frees it.
-   * @param {string} query @param {number} warmup */
-  async open(query, warmup) {
-    held = await Session.create(benchConfig(query), 'cpu');
+  /** For a profile of the timed steps alone: `open` builds a session of `query` on `backend` (a
+   * CPU backend: 'cpu', 'ndarray' or, in a build with it, 'flex') and takes `warmup` untimed
+   * steps, `run` times `steps` more (ms/step), `close` frees it.
+   * @param {string} query @param {number} warmup @param {string} [backend] */
+  async open(query, warmup, backend = 'cpu') {
+    held = await Session.create(benchConfig(query), backend);
     await held.runFor(1e12, warmup);
   },
   /** @param {number} steps */

@@ -99,35 +99,35 @@ export function drawCompare() {
  * @typedef {{chapter: number, canvases: string[], draw: () => void}} Chart
  * @typedef {{canvases: string[], draw: () => void}} ChapterChart
  * @typedef {{number: number, markers: (events: any) => {x: number, label: string}[],
- *   charts: ChapterChart[], samples?: (snap: any) => void,
+ *   charts: ChapterChart[], samples?: (snap: any) => void, jobs?: (() => void)[],
  *   note: (rows: any[], status: string) => void, warm: ((canvas: HTMLCanvasElement) => void)[],
- *   logSteps?: boolean, keys: string[], tries: import('./try.js').Step[]}} ChapterView
+ *   logSteps?: boolean, keys: string[], tries: import('./try.js').Step[],
+ *   start?: () => void, backend?: (msg: any) => void, showPageKeys?: () => void,
+ *   companion?: import('./companion.js').CompanionHooks}} ChapterView
  * @typedef {Omit<ChapterView, 'number'>} ChapterModule
  * A chapter's page module (`www/chapters/<alias>.js`, the alias of the engine's chapter list,
- * which gives it its number: the module's own `view` has none, [`ChapterModule`]): its event markers (from the engine's events), its charts (the canvases each job draws, the
- * job; its hero figure's first), its generations (a job of their own), its status note after
- * each chunk, the extra chart kinds its warm-up compiles, the ids of its key controls (shown on
- * the stage beside the hero) and its try-this steps.
+ * which gives it its number: the module's own `view` has none, [`ChapterModule`]): its event
+ * markers (from the engine's events), its charts (the canvases each job draws, the job; its hero
+ * figure's first), its generations (a job of their own), the other jobs of its redraws (text, no
+ * canvas), its status note after each chunk, the extra chart kinds its warm-up compiles, the ids
+ * of its key controls (shown on the stage beside the hero) and its try-this steps. Its hooks:
+ * `start` when a run starts (of any chapter: it forgets what it noted of the last one),
+ * `backend` with the worker's backend message for a run of this chapter (what the engine sends
+ * with it), `showPageKeys` when the page keys were read (its controls of page keys show them),
+ * `companion` when a run of this chapter may train a second run beside it (www/companion.js).
+ * Everything a chapter notes of a run lives in its module, not in the page's state.
  */
 
-/** Jobs of every redraw that modules above this one add (chapter 2's comparison verdict, from
- * www/compare.js, which schedules redraws itself): added by the page at boot, so that this module
- * imports none of them. @type {(() => void)[]} */
-const pageJobs = [];
+/** Every chapter's view, in page order. */
+export const chapterViews = () => VIEWS;
 
-/** Adds a job to every redraw, after the status line, the comparison and the seed band.
- * @param {() => void} job */
-export function addPageJob(job) {
-  pageJobs.push(job);
-}
-
-/** The drawing jobs of a redraw: the status line, the comparison, the seed band, the page's jobs
- * ([`addPageJob`]), then the chapter's charts, each drawn on its own (see [`drawChart`]). */
+/** The drawing jobs of a redraw: the status line, the comparison, the seed band, the chapter's
+ * own jobs, then its charts, each drawn on its own (see [`drawChart`]). */
 export function drawJobs() {
   const view = chapterView(chapter());
   // The run's event markers, once per redraw: every line chart of the chapter draws them.
   state.markers = state.events ? view.markers(state.events) : [];
-  const jobs = [drawStatus, drawCompare, drawBand, ...pageJobs, ...CHARTS.filter((c) => c.chapter === view.number).map((c) => () => drawChart(c))];
+  const jobs = [drawStatus, drawCompare, drawBand, ...(view.jobs || []), ...CHARTS.filter((c) => c.chapter === view.number).map((c) => () => drawChart(c))];
   // The generations of chapters 1 and 4 (a few hundred token elements to lay out) are a job of their own.
   const samples = view.samples;
   if (samples) jobs.push(() => { const s = currentSnap(); if (s) samples(s); });

@@ -1,4 +1,4 @@
-// The training worker's protocol, both ways: the page (www/protocol.js, www/compare.js) posts
+// The training worker's protocol, both ways: the page (www/protocol.js, www/companion.js) posts
 // `ToWorker` and reads `FromWorker`; the worker (www/worker.js) reads `ToWorker` and posts
 // `FromWorker`. Both sides are type-checked against these (scripts/typecheck.sh), so a field one
 // side sends and the other does not read, or reads and is never sent, fails the check.

@@ -3,13 +3,13 @@
 // rows and snapshots, notices, errors), and what the page notes from them (the rate, the runs
 // table; each chapter's module notes its events); a new worker when the engine in the old one failed.
 import { configQuery, rowsCsv, runHeadline } from './pkg-view/plateau.js';
-import { chapterView, scheduleDraw } from './charts.js';
+import { chapterView, chapterViews, scheduleDraw } from './charts.js';
 import { markPending, setControls } from './controls.js';
 import { $, download, notice, setText, showError } from './dom.js';
 import { syncUrl } from './pageflags.js';
 import { noteDone, showRunning, syncHolds } from './holds.js';
 import { drawBand, onBandChunk, resetBand } from './seeds.js';
-import { companionBackend, compareWanted, startCompanion } from './compare.js';
+import { companionBackend, companionFor, haltCompanion, startCompanion } from './companion.js';
 import { chapter, chapterInfo, chapterOf, send, state, workerShare } from './state.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
@@ -71,15 +71,9 @@ export function startRun(bytes) {
   state.runMs = 0;
   state.runSince = null;
   state.rate = { step: 0, t: performance.now(), value: null };
-  state.dropAt = null;
-  window.plateauDrop = null;
   state.rowSeconds = new Map();
-  window.plateauVerdict = null;
-  window.plateauLm = null;
-  window.plateauSyntax = null;
-  $('drop-at').hidden = true;
-  $('lm-at').hidden = true;
-  $('syntax-at').hidden = true;
+  // Each chapter forgets what it noted of the last run (its events' times, its status notes).
+  for (const v of chapterViews()) v.start?.();
   state.runCfg = { ...state.cfg };
   syncUrl();
   state.steps = state.cfg.steps;
@@ -94,7 +88,7 @@ export function startRun(bytes) {
   resetBand();
   state.wantRunning = state.holds.size === 0;
   // A loaded model file continues one run: it trains alone.
-  const runs = !bytes && compareWanted() ? 2 : 1;
+  const runs = !bytes && companionFor() ? 2 : 1;
   send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes, ...workerShare(runs) });
   startCompanion(!!bytes);
   syncHolds();
@@ -145,8 +139,7 @@ export function onMessage(e) {
         if (v == null) delete $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`];
         else $('backend').dataset[`race${k === 'webgpu' ? 'Webgpu' : 'Cpu'}Ms`] = String(v);
       }
-      state.omega = msg.omega;
-      state.reference = msg.reference || null;
+      chapterView(chapter()).backend?.(msg);
       companionBackend(msg.backend);
       break;
     case 'state':
@@ -221,8 +214,7 @@ export function onMessage(e) {
       $('run-state').textContent = 'stopped';
       state.mainDone = true;
       state.band.seeds.forEach((s) => state.band.done.add(s));
-      state.companion.worker?.postMessage({ type: 'pause' });
-      state.companion.done = true;
+      haltCompanion();
       noteDone();
       startWorker();
       break;

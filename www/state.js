@@ -19,7 +19,7 @@
  * @type {{chapters: {number: number, alias: string, title: string, label: string, tasks: string[], csv: string}[],
  *   markers: {x: number, label: string}[],
  *   schema: import('./controls.js').Param[], cfg: Config, runCfg: Config | null, rows: Row[], events: any,
- *   snaps: Snap[], omega: number[][], reference: any, steps: number, step: number, running: boolean,
+ *   snaps: Snap[], steps: number, step: number, running: boolean,
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
  *   runDone: boolean, mainDone: boolean,
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
@@ -31,7 +31,7 @@
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
  *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>},
  *   pinned: Pinned | null,
- *   runs: PastRun[], dropAt: {step: number, seconds: number} | null, rowSeconds: Map<number, number>}}
+ *   runs: PastRun[], rowSeconds: Map<number, number>}}
  */
 export const state = {
   chapters: [], // the engine's chapter list (chapterList()): number, alias, title, label, tasks
@@ -42,8 +42,6 @@ export const state = {
   events: null, // the run's events in its rows so far (the engine's View::events, sent with each chunk)
   markers: [], // those events as the chapter marks them on its line charts (set once per redraw)
   snaps: [],
-  omega: [],
-  reference: null, // chapter 4's reference levels (the engine's lmReference), from the worker
   steps: 0,
   step: 0,
   running: false, // anything trains: the run on screen or chapter 2's comparison run
@@ -66,13 +64,13 @@ export const state = {
   pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null, compare_steps: null, workers: 0 }, // page-only URL keys
-  // Chapter 2's comparison run at another γ, in a worker of its own (www/compare.js).
+  // The companion run beside the run on screen, in a worker of its own (www/companion.js; chapter
+  // 2's compare view).
   workerRunning: false, // the run on screen's worker is training (see showRunning in www/protocol.js)
   companion: { worker: null, ready: false, started: false, running: false, backend: null, cfg: null, rows: [], events: null, step: 0, done: true, message: '', seconds: new Map() },
   pinned: null, // {cfg, rows, headline} of the run pinned for comparison
   runs: [], // recent runs: {id, cfg, headline}
-  dropAt: null, // chapter 1: when the drop first showed
-  rowSeconds: new Map(), // chapters 2 and 4: training seconds at which each row's step arrived
+  rowSeconds: new Map(), // training seconds at which each row's step arrived (the chapters' event times)
 };
 
 /** The chapter of an experiment, from the engine's chapter list (`chapterList()`). Every
@@ -113,7 +111,7 @@ export function stampRows(rows) {
 export const chapter = () => chapterOf((state.runCfg || state.cfg).experiment);
 
 /** Posts a message to the worker (none before it has started). Pause, resume, step and live
- * changes go to chapter 2's comparison run too (www/compare.js), so it keeps pace with the run on
+ * changes go to the companion run too (www/companion.js), so it keeps pace with the run on
  * screen. @param {ToWorker} msg */
 export function send(msg) {
   if (state.worker) state.worker.postMessage(msg);

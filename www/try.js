@@ -6,8 +6,7 @@
 // www/measured.json), or that none were measured. The step's own sentence says only what to look
 // for: every number under it comes from the measured runs.
 import { companionSteps, configQuery, editConfig, measuredOutcome, pageQuery as pageKeys, parsePage, parseQuery, readUrl } from './pkg-view/plateau.js';
-import { chapterView, scheduleDraw } from './charts.js';
-import { showCompare } from './compare.js';
+import { chapterView, chapterViews, scheduleDraw } from './charts.js';
 import { setControls } from './controls.js';
 import { $, notice, setAttr } from './dom.js';
 import { playNow } from './holds.js';
@@ -117,7 +116,7 @@ export function applyQuery(search) {
   const { backend: _backend, ...flags } = url.page; // the backend stays the one this page chose
   state.page = flags;
   state.cfg = url.config;
-  showCompare();
+  for (const v of chapterViews()) v.showPageKeys?.();
   applyPageFlags();
   setControls(state.cfg);
   startRun(); // its chapter event redraws the steps

@@ -141,9 +141,10 @@ fn chunk<R: crate::view::View, S: Serialize>(
 async fn session_device(backend: &str) -> Result<Device, JsValue> {
     Ok(match backend {
         "webgpu" => webgpu_device().await.map_err(|e| js_err(format!("WebGPU device setup failed: {e}")))?,
-        "flex" | "ndarray" => {
-            crate::backend::device(crate::backend::BackendKind::parse(backend).unwrap_or(crate::backend::CPU))
-        }
+        "flex" | "ndarray" => crate::backend::device(
+            crate::backend::BackendKind::parse(backend)
+                .ok_or_else(|| js_err(format!("this engine has no {backend} backend (a build without its feature)")))?,
+        ),
         _ => crate::backend::cpu_device(),
     })
 }

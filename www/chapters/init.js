@@ -1,10 +1,16 @@
 // @ts-check
-// Chapter 2, small initialization (Yao et al.): its line charts (with the compare view's second
-// run), the PCA, cosine and attention maps, the held-out answer's marker and the verdict note.
-import { drawScatter, seriesSummary } from '../pkg-view/plateau.js';
-import { canvasById, C, darkScheme } from '../dom.js';
-import { compareActive, companionConfig, companionSeries } from '../compare.js';
+// Chapter 2, small initialization (Yao et al.): its line charts, the PCA, cosine and attention
+// maps, the held-out answer's marker and the verdict note; and its compare view: the same
+// configuration at another γ beside the run on screen (a companion run, www/companion.js, in a
+// second colour), the Compare control and the verdict line that says how each run answers the
+// held-out pair.
+import { companionSteps, drawScatter, rowsCsv, seriesSummary } from '../pkg-view/plateau.js';
+import { scheduleDraw } from '../charts.js';
+import { $, canvasById, C, darkScheme, download, setHidden, setText } from '../dom.js';
+import { companionActive, companionSeries, startCompanion } from '../companion.js';
 import { col, currentSnap, draw, fit, fixed, forget, last, lineChart, range, say, scrubSnap } from '../draw.js';
+import { noteDone, syncHolds } from '../holds.js';
+import { syncUrl } from '../pageflags.js';
 import { runConfig, stampRows, state } from '../state.js';
 import { groupsOf, heroChart, measuredLastRows, measuredSeries, noteMeasured, secondsAt, shownConfig, yRange } from '../hero.js';
 
@@ -27,20 +33,98 @@ function note(rows, status) {
   window.plateauVerdict = { answer: v.answer, step: v.step ?? null, seconds };
 }
 
+// ---- the compare view ------------------------------------------------------------------
+
+/** The compare view's config beside a run of `cfg`: the same configuration at the comparison γ
+ * (the page key `compare`), trained to the comparison's own steps (`compare-steps`: the engine's
+ * `companionSteps`). @param {import('../state.js').Config} cfg @returns {import('../state.js').Config} */
+function companionConfig(cfg) {
+  const steps = companionSteps(cfg, state.page.compare_steps ?? undefined);
+  return { ...cfg, gamma: /** @type {number} */ (state.page.compare), steps };
+}
+
+/** The companion beside a run of `cfg`: compare on, another γ. @param {import('../state.js').Config} cfg */
+const companionOf = (cfg) => (state.page.compare !== null && state.page.compare !== cfg.gamma ? companionConfig(cfg) : null);
+
+/** At the end of the companion's run: `window.plateauCompareVerdict = {gamma, answer, step, seconds}`
+ * for the bench (its time to verdict on the page's training clock, beside the run on screen's). */
+function noteCompareVerdict() {
+  const c = state.companion;
+  const v = c.events;
+  if (!v) return;
+  const seconds = v.step === undefined || v.step === null ? null : c.seconds.get(v.step) ?? null;
+  window.plateauCompareVerdict = { gamma: c.cfg?.gamma ?? null, answer: v.answer, step: v.step ?? null, seconds };
+}
+
+/** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`.
+ * @param {any} v @param {any[]} rows @param {boolean} done */
+function answerText(v, rows, done) {
+  if (!rows.length) v = null;
+  if (!v) return 'no evaluation yet';
+  const at = `step ${rows[rows.length - 1].step}`;
+  if (v.answer === 'neither') return done ? `neither answer by the end (${at})` : `no answer yet (${at})`;
+  return `${v.answer} since step ${v.step}${done ? ' (final)' : ` (so far, at ${at})`}`;
+}
+
+/** The verdict line under chapter 2's status: both runs' held-out answers side by side. */
+function drawCompareVerdict() {
+  const el = $('compare-verdict');
+  const c = state.companion;
+  const on = !!c.cfg;
+  setHidden(el, !on);
+  setHidden($('compare-csv'), !on || !c.rows.length);
+  if (!on) return;
+  const mine = `γ = ${runConfig().gamma} (this run): ${answerText(state.events, state.rows, state.mainDone)}`;
+  const other = c.message
+    ? `γ = ${state.page.compare}: ${c.message}`
+    : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.events, c.rows, c.done)}`;
+  setText(el, `Held-out pair (4,3) — ${mine}; ${other}. The maps and the sentences under the charts describe this run.`);
+}
+
+/** Shows the Compare control's value (the select lists the γ values; another value from the URL
+ * becomes an extra option). */
+function showCompare() {
+  const sel = /** @type {HTMLSelectElement} */ ($('compare-gamma'));
+  const v = state.page.compare === null ? 'off' : String(state.page.compare);
+  if (![...sel.options].some((o) => o.value === v)) sel.append(new Option(v, v));
+  sel.value = v;
+}
+
+/** The reader picked another γ to compare with (or none): the URL keeps it, and the comparison
+ * run starts again from step 0 beside the run on screen. @param {string} value */
+function setCompare(value) {
+  state.page.compare = value === 'off' ? null : Number(value);
+  syncUrl();
+  if (!state.runCfg) return;
+  startCompanion(false);
+  noteDone();
+  if (!state.runDone) syncHolds(true);
+  scheduleDraw(true);
+}
+
+// The Compare control and the comparison run's CSV (the engine's `rowsCsv`: the CLI's columns,
+// from the rows the page holds).
+$('compare-gamma').addEventListener('change', () => setCompare(/** @type {HTMLSelectElement} */ ($('compare-gamma')).value));
+$('compare-csv').addEventListener('click', () => download(
+  `plateau-anchors-gamma${state.companion.cfg?.gamma ?? state.page.compare}-metrics.csv`,
+  rowsCsv(state.companion.cfg, state.companion.rows),
+  'text/csv',
+));
+
 /**
  * Chapter 2's compare view: a chart's two curves for the run on screen (blue) and the same two of
  * the comparison run (orange), solid and dashed, labelled with each run's γ; `null` when there is
  * no comparison run. @param {[string, string | ((r: any) => number), boolean][]} curves
  */
 function compared(curves) {
-  if (!compareActive()) return null;
+  if (!companionActive()) return null;
   const mine = curves.map(([label, key, dashed]) => ({
     label: `γ ${runConfig().gamma}: ${label}`,
     color: C.blue,
     dashed,
     points: typeof key === 'function' ? Object.assign(state.rows.map((r) => [r.step, key(r)]), { get: key }) : col(key),
   }));
-  return [...mine, ...companionSeries(C.orange, curves)];
+  return [...mine, ...companionSeries(`γ ${state.page.compare}: `, C.orange, curves)];
 }
 
 /** The key-distance bins of the rows' `key_cos_by_distance` and of the CSV's `key_cos_d*`
@@ -249,5 +333,9 @@ export const view = {
     { canvases: ['map-att2'], draw: drawAnchorAtt },
   ],
   note,
+  jobs: [drawCompareVerdict],
+  start: () => { window.plateauVerdict = null; window.plateauCompareVerdict = null; },
+  showPageKeys: showCompare,
+  companion: { config: companionOf, label: (cfg) => `γ = ${cfg.gamma}`, finished: noteCompareVerdict, changed: drawCompareVerdict },
   warm: [(canvas) => drawScatter(canvas, { points: [[0, 0], [1, 1], [0.5, -1]], values: [20, 50, 99], vmin: 20, vmax: 99, x_label: 'x', y_label: 'y', color_label: 'key', labeled: [[0, '20']], scale: 1, dark: false })],
 };

@@ -12,24 +12,36 @@ function markers(e) {
   return e.drop !== undefined && e.drop !== null ? [{ x: e.drop, label: `drop ${e.drop}` }] : [];
 }
 
+/** What chapter 1 notes of the run on screen: when the drop first showed, and the mask's Ω
+ * entries of its config (the worker's backend message, from the engine's `omega`).
+ * @type {{dropAt: {step: number, seconds: number} | null, omega: number[][]}} */
+const noted = { dropAt: null, omega: [] };
+
 /** When the drop (the engine's event `drop`) first shows, remember the training time it took and
  * show it in the status line; `window.plateauDrop` holds it for the bench. */
 function note() {
-  if (state.dropAt) return;
+  if (noted.dropAt) return;
   const step = state.events?.drop;
   if (step === undefined || step === null) return;
-  state.dropAt = { step, seconds: trainingSeconds() };
-  window.plateauDrop = state.dropAt;
+  noted.dropAt = { step, seconds: trainingSeconds() };
+  window.plateauDrop = noted.dropAt;
   $('drop-step').textContent = String(step);
-  $('drop-s').textContent = state.dropAt.seconds.toFixed(1);
+  $('drop-s').textContent = noted.dropAt.seconds.toFixed(1);
   $('drop-at').hidden = false;
+}
+
+/** A new run: no drop yet. */
+function start() {
+  noted.dropAt = null;
+  window.plateauDrop = null;
+  $('drop-at').hidden = true;
 }
 
 /** The hero's marker: the drop at its step, with the training seconds it took. */
 function heroMarkers() {
   const d = state.events?.drop;
   if (d === undefined || d === null) return [];
-  return [{ x: d, label: `drop at step ${d}${state.dropAt ? ` · ${state.dropAt.seconds.toFixed(1)} s` : ''}` }];
+  return [{ x: d, label: `drop at step ${d}${noted.dropAt ? ` · ${noted.dropAt.seconds.toFixed(1)} s` : ''}` }];
 }
 
 /** The plateau as chapter 1 names it: the stretch before the drop (the engine's event `drop`:
@@ -120,9 +132,9 @@ function drawSnapshot() {
   const canvas = canvasById('map-att');
   draw('heatmap', canvas, {
     values: att, rows: snap.seq, cols: snap.seq, signed: !softmax, vmin: softmax ? 0 : -vmax, vmax,
-    mask_upper: true, outline: state.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
+    mask_upper: true, outline: noted.omega, x_label: 'key position', y_label: 'query position', scale: fit(canvas), dark: darkScheme.matches,
   });
-  say('sum-att', `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${state.omega.length} entries).`);
+  say('sum-att', `Step ${snap.step}: largest |attention| ${vmax.toPrecision(3)}; Ω outlined (${noted.omega.length} entries).`);
 }
 
 /** The hidden-state cosine map of the current snapshot (the generations are the next job). */
@@ -175,5 +187,7 @@ export const view = {
   ],
   samples: drawSamples,
   note,
+  start,
+  backend: (msg) => { noted.omega = msg.omega; },
   warm: [],
 };

@@ -180,5 +180,6 @@ export const view = {
     { canvases: ['map-heads'], draw: drawSyntaxHeads },
   ],
   note,
+  start: () => { window.plateauSyntax = null; $('syntax-at').hidden = true; },
   warm: [(canvas) => drawArcs(canvas, { words: ['the', 'dog', 'runs'], gold: [1, 2, -1], pred: [1, 2, 1], weight: [0.5, 0.7, 0.2], scale: 1, dark: false })],
 };

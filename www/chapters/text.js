@@ -33,6 +33,16 @@ function note(rows) {
   $('lm-at').textContent = `collapse (cosine ≥ 0.9) at step ${collapsed.step} after ${collapsed.seconds.toFixed(1)} s${recovered ? `, recovered by step ${recovered.step} after ${recovered.seconds.toFixed(1)} s` : ''}`;
 }
 
+/** What chapter 4 notes of the run on screen: the reference levels the worker sent with its
+ * backend (the engine's `lmReference`). @type {{reference: any}} */
+const noted = { reference: null };
+
+/** A new run: no collapse yet. */
+function start() {
+  window.plateauLm = null;
+  $('lm-at').hidden = true;
+}
+
 /** Chapter 4's charts share the log step axis option. */
 const lmAxis = () => ({ x_log: /** @type {HTMLInputElement} */ ($('lm-logx')).checked });
 
@@ -46,7 +56,7 @@ const level = (/** @type {string} */ label, /** @type {number} */ value, /** @ty
 function heroJobs() {
   return [
     { canvases: ['hero-lmcos'], draw: () => {
-      const ref = state.reference;
+      const ref = noted.reference;
       const end = Math.max(state.steps, 1);
       const g = groupsOf(shownConfig())[0];
       const refs = ref ? [
@@ -70,7 +80,7 @@ function heroJobs() {
 function lmJobs() {
   return [
     { canvases: ['chart-lmloss'], draw: () => {
-      const ref = state.reference;
+      const ref = noted.reference;
       const series = [
         { label: 'train', color: C.blue, points: col('loss') },
         { label: 'held-out', color: C.orange, points: col('heldout_loss') },
@@ -81,7 +91,7 @@ function lmJobs() {
       say('sum-lmloss', `${seriesSummary('held-out loss', col('heldout_loss'), 3)}${ref ? ` Word frequencies alone give ${ref.unigram_loss.toFixed(3)}.` : ''}`);
     } },
     { canvases: ['chart-lmcos'], draw: () => {
-      const ref = state.reference;
+      const ref = noted.reference;
       const end = Math.max(state.steps, 1);
       const refs = ref ? [
         level(`Pythia after a few steps (> ${ref.collapsed})`, ref.collapsed, C.grey),
@@ -160,6 +170,8 @@ export const view = {
   ],
   samples: drawLmSamples,
   note,
+  start,
+  backend: (msg) => { noted.reference = msg.reference || null; },
   logSteps: true,
   warm: [],
 };

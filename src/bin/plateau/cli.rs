@@ -25,6 +25,9 @@
 //! plateau bench --suite gpu [--browser CMD|none] [--write FILE] [--probe yes]
 //! plateau bench --suite workers [--browser CMD|none] [--only rates] [--write FILE]
 //! plateau bench --suite engines [--browser CMD|none] [--write FILE]
+//! plateau bench --suite copy [--browser CMD|none] [--write FILE] [--page FILE]
+//! plateau bench --suite cpu [--browser CMD|none] [--write FILE]
+//! plateau bench --suite fusion [--browser CMD|none] [--write FILE]
 //! plateau params
 //! ```
 //! Every experiment flag is a key of the config schema (`plateau params` lists them with their
@@ -130,6 +133,18 @@ const USAGE_HEAD: &str = "usage:
   plateau bench --suite engines [--browser CMD|none] [--write FILE]
                         (scripts/bench-engines.sh) the page's wasm builds' sizes and first visits
                          (navigation to the first trained step): the engines section of FILE
+  plateau bench --suite copy [--browser CMD|none] [--write FILE] [--page FILE]
+                        (scripts/bench-copy.sh) chapter 3's copy-agreement configuration and its
+                         default language on the page, each until its drop: FILE's section and
+                         the page's sentence
+  plateau bench --suite cpu [--browser CMD|none] [--write FILE]
+                        (scripts/bench-cpu.sh, a build with --features flex) Flex against NdArray
+                         on every case natively and in headless Chromium, with a profile of each
+                         in the browser: the cpu-backends section of FILE
+  plateau bench --suite fusion [--browser CMD|none] [--write FILE]
+                        (scripts/bench-fusion.sh) the page's WebGPU engine with and without kernel
+                         fusion on every interactive preset in headless Chromium, WebGPU calls per
+                         step counted: the webgpu-fusion section of FILE
   plateau parity-dump [--preset P] [--seed S] [--steps K] --out FILE.json
                         chapter 1's initial weights, batches and the engine's per-step numbers, for
                         scripts/parity.sh (an independent PyTorch transcription trains beside it)

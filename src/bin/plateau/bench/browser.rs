@@ -68,6 +68,9 @@ pub struct BrowserResult {
 /// V8's sampling profile of `steps` timed training steps in the browser, or why there is none.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 pub struct BrowserProfile {
+    /// The case profiled.
+    #[serde(default)]
+    pub name: String,
     /// Timed steps in the profile.
     #[serde(default)]
     pub steps: usize,

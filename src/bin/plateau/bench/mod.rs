@@ -665,6 +665,10 @@ mod engines;
 pub use engines::*;
 mod copy;
 pub use copy::*;
+mod cpu;
+pub use cpu::*;
+mod fusion;
+pub use fusion::*;
 
 #[cfg(test)]
 mod tests;

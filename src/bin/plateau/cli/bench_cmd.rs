@@ -43,10 +43,20 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     if flags.get("suite") == Some("copy") {
         return copy_suite(args, &flags);
     }
+    if flags.get("suite") == Some("cpu") {
+        return cpu_suite(args, &flags);
+    }
+    if flags.get("suite") == Some("fusion") {
+        return fusion_suite(args, &flags);
+    }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
         "full" => true,
-        other => return Err(CliError(format!("--suite {other:?}: allowed quick, full, gpu, workers, engines, copy"))),
+        other => {
+            return Err(CliError(format!(
+                "--suite {other:?}: allowed quick, full, gpu, workers, engines, copy, cpu, fusion"
+            )))
+        }
     };
     let kinds = bench_backends(&flags)?;
     let off = |v: &str| v == "none" || v.is_empty();
@@ -271,9 +281,12 @@ fn write_report(path: &str, text: String) -> Result<String, CliError> {
     if let Some(kept) = plateau::report::section(&old, bench::ENGINES_SECTION) {
         text = bench::with_engines_section(&text, kept);
     }
-    // And chapter 3's copy configuration in the browser (`--suite copy`).
-    if let Some(kept) = plateau::report::section(&old, bench::COPY_SECTION) {
-        text = plateau::report::replace_section(&text, bench::COPY_SECTION, kept);
+    // And chapter 3's copy configuration in the browser (`--suite copy`), the CPU backends
+    // (`--suite cpu`) and WebGPU's fusion (`--suite fusion`).
+    for name in [bench::COPY_SECTION, bench::CPU_SECTION, bench::FUSION_SECTION] {
+        if let Some(kept) = plateau::report::section(&old, name) {
+            text = plateau::report::replace_section(&text, name, kept);
+        }
     }
     output::write_file(path, text.as_bytes())?;
     eprintln!("bench: wrote {path}");
@@ -434,4 +447,78 @@ fn copy_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         super::shared::write_page_block(flags, bench::COPY_PAGE_BLOCK, &bench::copy_page_sentence(&name, &query, &r))?;
     }
     write_suite_section(flags, bench::COPY_SECTION, &body)
+}
+
+/// `plateau bench --suite cpu [--browser CMD|none] [--write FILE]` (see `bench::cpu`): Flex
+/// against NdArray on every bench case natively (every thread, one thread) and in headless
+/// Chromium, in one run, with a profile of each engine in the browser. Needs a build with the
+/// `flex` feature (scripts/bench-cpu.sh builds it and the browser's engines).
+fn cpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    if !backend::FLEX_BUILT {
+        return Err(CliError(
+            "--suite cpu: this build has no flex backend; build with `cargo build --release --features flex` \
+             (scripts/bench-cpu.sh does)"
+                .into(),
+        ));
+    }
+    let cases = bench::cases(true);
+    let mut native = vec![];
+    for case in &cases {
+        let all = [BackendKind::NdArray, BackendKind::parse("flex").expect("flex is built")].map(|kind| {
+            eprintln!("bench: {} — native {}", case.name, kind.name());
+            bench::time_native(case, kind)
+        });
+        eprintln!("bench: {} — native, one thread", case.name);
+        let one = bench::time_native_one_thread(case, "ndarray,flex", true);
+        let row = bench::CpuNative::of(case.name, all, one);
+        eprintln!("        {:?} {:?}", row.all, row.one);
+        native.push(row);
+    }
+    let browser = flags.get("browser").unwrap_or("node bench/builds.mjs");
+    let r = if browser == "none" {
+        Err("not run: --browser none".to_string())
+    } else {
+        eprintln!("bench: every case on both engines in the browser");
+        bench::run_json::<bench::BuildsBrowser>(browser, &[bench::cpu_spec(&cases).to_string()]).map(|mut b| {
+            if let Some(case) = bench::furthest_behind(&b, &cases).and_then(|(n, _)| cases.iter().find(|c| c.name == n))
+            {
+                eprintln!("bench: a profile of {} on both engines in the browser", case.name);
+                match bench::run_json::<bench::BuildsBrowser>(browser, &[bench::cpu_profile_spec(case).to_string()]) {
+                    Ok(p) => b.profiles = p.profiles,
+                    Err(e) => eprintln!("bench: no profile: {e}"),
+                }
+            }
+            b
+        })
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let body = bench::cpu_section(
+        &format!("plateau bench {}", args.join(" ")),
+        &bench::cpu_model(),
+        &today(),
+        threads,
+        &native,
+        &r,
+    );
+    print!("{body}");
+    write_suite_section(flags, bench::CPU_SECTION, &body)
+}
+
+/// `plateau bench --suite fusion [--browser CMD|none] [--write FILE]` (see `bench::fusion`): the
+/// page's WebGPU engine against the same engine with kernel fusion, every interactive preset in
+/// headless Chromium, WebGPU calls counted (scripts/bench-fusion.sh builds `www/pkg-fused`).
+fn fusion_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
+    use crate::bench;
+    let cases = bench::fusion_cases();
+    let browser = flags.get("browser").unwrap_or("node bench/builds.mjs");
+    let r = if browser == "none" {
+        Err("not run: --browser none".to_string())
+    } else {
+        eprintln!("bench: every interactive preset on WebGPU with and without fusion in the browser");
+        bench::run_json::<bench::BuildsBrowser>(browser, &[bench::fusion_spec(&cases, 300).to_string()])
+    };
+    let body = bench::fusion_section(&format!("plateau bench {}", args.join(" ")), &today(), &cases, &r);
+    print!("{body}");
+    write_suite_section(flags, bench::FUSION_SECTION, &body)
 }
