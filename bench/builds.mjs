@@ -42,6 +42,8 @@ try {
     try {
       const page = await context.newPage();
       page.on('pageerror', (e) => log('page error:', e.message));
+      // A panic in the engine or a WebGPU validation error reaches the console only.
+      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log(`console ${m.type()}:`, m.text().slice(0, 2000)); });
       await page.goto(`${server.url}www/bench.html?pkg=${engine.pkg}`);
       await page.waitForSelector('#ready:not([hidden])', { state: 'attached', timeout: 120_000 });
       if (engine.backend === 'webgpu' && !out.webgpu_adapter) {
@@ -74,8 +76,15 @@ try {
       out.profiles.push({ engine: engine.name, profile: await profileSteps(browser, server, spec.profile, engine, log) });
     }
   }
+} catch (e) {
+  log('failed:', e);
+  process.exitCode = 1;
 } finally {
-  await browser.close();
-  await server.close();
+  // The figures first: closing Chromium once waited forever after every page had closed, and the
+  // figures must not wait on it. Each close has 30 s, then the process exits.
+  console.log(JSON.stringify(out));
+  const within = (/** @type {Promise<any>} */ p) => Promise.race([p.catch(() => {}), new Promise((ok) => setTimeout(ok, 30_000))]);
+  await within(browser.close());
+  await within(server.close());
+  process.exit(process.exitCode ?? 0);
 }
-console.log(JSON.stringify(out));
