@@ -306,7 +306,7 @@ pub fn query_notices_of(query: &Query) -> Vec<String> {
     for (k, v) in query.pairs() {
         if k == "v" && !URL_VERSIONS.contains(&v.as_str()) {
             out.push(format!("URL format version {v:?} is not known here (this page writes v={URL_VERSION}); reading it as v={URL_VERSION}"));
-        } else if spec(&k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {
+        } else if spec(k).is_none() && !PAGE_KEYS.iter().any(|p| p.key == k) {
             let known: Vec<&str> = PARAMS.iter().map(|p| p.key).chain(PAGE_KEYS.iter().map(|p| p.key)).collect();
             out.push(format!("unknown URL parameter {k:?} ignored; known: {}", known.join(", ")));
         }

@@ -672,3 +672,5 @@ pub use fusion::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_builds;

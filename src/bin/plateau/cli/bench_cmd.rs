@@ -5,6 +5,9 @@ use super::{output, parse_flags, CliError, Flags};
 use plateau::backend;
 use plateau::backend::BackendKind;
 use std::process::ExitCode;
+/// A suite that writes a section of its own: its arguments and flags to its exit code.
+type Suite = fn(&[String], &Flags) -> Result<ExitCode, CliError>;
+
 pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     use crate::bench;
     let flags = parse_flags(
@@ -31,23 +34,18 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
     if let Some(path) = flags.get("write") {
         check_document(path, "write")?;
     }
-    if flags.get("suite") == Some("gpu") {
-        return gpu_suite(args, &flags);
-    }
-    if flags.get("suite") == Some("workers") {
-        return workers_suite(args, &flags);
-    }
-    if flags.get("suite") == Some("engines") {
-        return engines_suite(args, &flags);
-    }
-    if flags.get("suite") == Some("copy") {
-        return copy_suite(args, &flags);
-    }
-    if flags.get("suite") == Some("cpu") {
-        return cpu_suite(args, &flags);
-    }
-    if flags.get("suite") == Some("fusion") {
-        return fusion_suite(args, &flags);
+    // The suites that write a section of their own.
+    let suite: Option<Suite> = match flags.get("suite") {
+        Some("gpu") => Some(gpu_suite),
+        Some("workers") => Some(workers_suite),
+        Some("engines") => Some(engines_suite),
+        Some("copy") => Some(copy_suite),
+        Some("cpu") => Some(cpu_suite),
+        Some("fusion") => Some(fusion_suite),
+        _ => None,
+    };
+    if let Some(suite) = suite {
+        return suite(args, &flags);
     }
     let full = match flags.get("suite").unwrap_or("quick") {
         "quick" => false,
