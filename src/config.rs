@@ -3,17 +3,30 @@
 //! [`PARAMS`] is the single table of parameters: key, one-line doc, kind and valid range, and
 //! whether a change needs a reset. It drives CLI flags (`--key value`), URL parsing
 //! (`?key=value`), the UI controls and the presets, in the spirit of TensorFlow Playground's
-//! `State.PROPS`. [`RunConfig`] holds the values; [`Preset`] gives the defaults.
+//! `State.PROPS`. [`RunConfig`] holds the values: the keys every chapter reads, and each
+//! chapter's own section (its typed knobs, declared beside its model in
+//! `chapters::<name>::knobs` and flattened, so every key keeps its name in URLs, flags and
+//! JSON); [`Preset`] gives the defaults.
 //!
 //! ```
 //! use plateau::config::{Preset, RunConfig};
 //! let mut cfg = RunConfig::preset(Preset::Paper);
 //! cfg.set("c", "2.5").unwrap();
-//! assert_eq!(cfg.c, 2.5);
+//! assert_eq!(cfg.plateau.c, 2.5);
 //! assert!(cfg.set("c", "-1").is_err());
 //! ```
 
 use serde::{Deserialize, Serialize};
+
+use crate::chapters::anchors::knobs as anchors;
+pub use crate::chapters::anchors::knobs::{MemoryLabels, MemoryPosition, ModelKind};
+use crate::chapters::lm::knobs as lm;
+use crate::chapters::plateau::knobs as plateau;
+pub use crate::chapters::plateau::knobs::Attention;
+use crate::chapters::syntax::knobs as syntax;
+pub use crate::chapters::syntax::knobs::Grammar;
+pub use crate::schema::{describe, fmt_f64, Kind, Preset};
+use crate::schema::{parse_value, Value};
 
 /// Which data the model trains on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,132 +42,6 @@ pub enum Task {
     Syntax,
     /// Chapter 4: next-token prediction on real text (Gopalani & Hu's LLM measurement).
     Lm,
-}
-
-/// Which network chapter 2 trains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModelKind {
-    /// The chapter's transformer (decoder, softmax attention).
-    Transformer,
-    /// Yao et al.'s simplified model: embedding → mean over the sequence → 2-layer MLP → logits.
-    EmbMlp,
-}
-
-impl ModelKind {
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            ModelKind::Transformer => "transformer",
-            ModelKind::EmbMlp => "emb-mlp",
-        }
-    }
-}
-
-/// How chapter 2's memory table draws its labels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum MemoryLabels {
-    /// Each (memory anchor, key) cell draws its label independently and uniformly (the
-    /// reconstruction's default): a memory anchor's labels are uniform only in expectation.
-    #[default]
-    Cell,
-    /// Each memory anchor's labels over the keys are a random permutation of the keys, so every
-    /// label appears exactly once per anchor: the anchor token alone carries no information about
-    /// the label.
-    Permutation,
-}
-
-impl MemoryLabels {
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            MemoryLabels::Cell => "cell",
-            MemoryLabels::Permutation => "permutation",
-        }
-    }
-}
-
-/// Which language chapter 3 trains on (issue #35's design search).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Grammar {
-    /// The dependency grammar with number agreement (`chapters::syntax::data`), BERT masking.
-    #[default]
-    Agreement,
-    /// Centre-embedded clauses whose verb its own subject selects, matched by index particles
-    /// (`chapters::syntax::nested`), BERT masking.
-    Nested,
-    /// The nested language with only verbs masked: every target is predicted by its arc alone.
-    NestedVerbs,
-    /// Typed brackets nested like Dyck words (`chapters::syntax::dyck`), BERT masking.
-    Dyck,
-    /// Copy agreement (`chapters::syntax::copy`, issue 52): 3 centre-embedded clauses whose verb
-    /// units end in a slot, always masked, that copies its own subject's class token.
-    Copy,
-}
-
-impl Grammar {
-    /// Every grammar, in the order the search and the docs list them.
-    pub const ALL: [Grammar; 5] =
-        [Grammar::Agreement, Grammar::Nested, Grammar::NestedVerbs, Grammar::Dyck, Grammar::Copy];
-
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Grammar::Agreement => "agreement",
-            Grammar::Nested => "nested",
-            Grammar::NestedVerbs => "nested-verbs",
-            Grammar::Dyck => "dyck",
-            Grammar::Copy => "copy",
-        }
-    }
-
-    /// The grammar called `name`, `None` for any other text.
-    pub fn from_name(name: &str) -> Option<Grammar> {
-        Grammar::ALL.into_iter().find(|g| g.name() == name)
-    }
-}
-
-/// Where chapter 2's memory anchor sits relative to its key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum MemoryPosition {
-    /// `[key, m]`, the way reasoning anchors follow their key (the reconstruction's default).
-    #[default]
-    After,
-    /// `[m, key]`: the anchor comes first.
-    Before,
-}
-
-impl MemoryPosition {
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            MemoryPosition::After => "after",
-            MemoryPosition::Before => "before",
-        }
-    }
-}
-
-/// How attention scores become weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Attention {
-    /// The paper's linear attention: `A = causal0(q·kᵀ/√d_head)`, no softmax.
-    Linear,
-    /// Standard causal softmax attention (the paper's appendix variant).
-    Softmax,
-}
-
-/// Named sets of defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// The paper's exact setup: n 16, d 256, batch 256, Adam lr 1e-4, 400 steps.
-    Paper,
-    /// A smaller model that shows the whole story in seconds (chosen by measurement).
-    Interactive,
 }
 
 impl Task {
@@ -178,34 +65,6 @@ impl Task {
     }
 }
 
-impl Attention {
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Attention::Linear => "linear",
-            Attention::Softmax => "softmax",
-        }
-    }
-}
-
-impl Preset {
-    /// The name used in flags, URLs and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Paper => "paper",
-            Preset::Interactive => "interactive",
-        }
-    }
-    /// Parses a preset name.
-    pub fn parse(s: &str) -> Option<Preset> {
-        match s {
-            "paper" => Some(Preset::Paper),
-            "interactive" => Some(Preset::Interactive),
-            _ => None,
-        }
-    }
-}
-
 pub mod chapters;
 mod error;
 pub use error::ConfigError;
@@ -221,6 +80,10 @@ mod url;
 pub use url::*;
 
 /// Every value of one run. Construct with [`RunConfig::preset`], change with [`RunConfig::set`].
+///
+/// The keys every chapter reads sit here; each chapter's own keys sit in its section, declared
+/// beside its model (`chapters::<name>::knobs`) and flattened, so the JSON of a config is one
+/// object of every key, as it always was.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RunConfig {
@@ -232,8 +95,6 @@ pub struct RunConfig {
     pub seed: u64,
     /// Training steps.
     pub steps: usize,
-    /// Number of inputs n (sequence length 2n+1).
-    pub n: usize,
     /// Layers.
     pub layers: usize,
     /// Heads per layer.
@@ -242,12 +103,6 @@ pub struct RunConfig {
     pub d_model: usize,
     /// MLP width.
     pub d_ff: usize,
-    /// Attention kind.
-    pub attention: Attention,
-    /// Mask strength on Ω (1 = no mask).
-    pub c: f64,
-    /// Step from which the mask applies.
-    pub c_from: usize,
     /// Learning rate.
     pub lr: f64,
     /// Training batch size.
@@ -258,119 +113,34 @@ pub struct RunConfig {
     pub eval_every: usize,
     /// Snapshot cadence in steps.
     pub snapshot_every: usize,
-    /// Chapter 2 init scale γ.
-    pub gamma: f64,
-    /// Chapter 2 network.
-    pub model: ModelKind,
-    /// Chapter 2: fraction of memory samples in a training batch.
-    #[serde(default = "default_memory")]
-    pub memory: f64,
-    /// Chapter 2 sequence length.
-    #[serde(default = "default_seq_len")]
-    pub seq_len: usize,
-    /// Chapter 2: keys per memory anchor that carry a fact (memory samples draw their key from
-    /// the first `memory_keys` keys; all 80 by default).
-    #[serde(default = "default_memory_keys")]
-    pub memory_keys: usize,
-    /// Chapter 2: how the memory table draws its labels.
-    #[serde(default)]
-    pub memory_labels: MemoryLabels,
-    /// Chapter 2: where the memory anchor sits relative to its key.
-    #[serde(default)]
-    pub memory_position: MemoryPosition,
-    /// Linear learning-rate warm-up steps (chapters 2 and 3).
+    /// Linear learning-rate warm-up steps (chapters 2 to 4).
     #[serde(default)]
     pub warmup: usize,
-    /// Chapter 3: words per open class of the grammar (10 = the full grammar).
-    #[serde(default = "default_lexicon")]
-    pub lexicon: usize,
-    /// Chapter 3: the language.
-    #[serde(default)]
-    pub grammar: Grammar,
-    /// AdamW weight decay (chapters 2 and 3).
+    /// AdamW weight decay (chapters 2 to 4).
     pub weight_decay: f64,
-    /// Chapter 3 SAS regularizer strength λ.
-    pub lambda: f64,
-    /// First step of the λ window.
-    pub lambda_from: usize,
-    /// End (exclusive) of the λ window.
-    pub lambda_until: usize,
-    /// Chapter 4: evaluate on the log-spaced schedule dense at the start as well (1), or only
-    /// every `eval-every` steps (0).
-    #[serde(default = "default_log_evals")]
-    pub log_evals: usize,
     /// Shards S of each step's batch: S > 1 computes the gradient of each of S equal slices of
     /// the batch separately and sums them in a fixed order on the host (`train::shards`), so the
     /// page's workers can share a step and give the same rows for any number of them. 1 (every
-    /// preset) is one gradient of the whole batch. Must divide `batch`; chapter 3 trains as one.
+    /// preset but chapter 2's interactive) is one gradient of the whole batch. Must divide
+    /// `batch`; chapter 3 trains as one.
     #[serde(default = "default_shards")]
     pub shards: usize,
-    /// Chapter 3: draw each block's two output projections N(0, 0.02²) like every other weight
-    /// (1, the copy-agreement reference toy's init) instead of the paper's
-    /// N(0, (0.02/√(2·layers))²) (0).
-    #[serde(default)]
-    pub flat_out: usize,
-    /// Chapter 3: the std of W_q and W_k is `qk_init · 0.02` (1 = the paper's init).
-    #[serde(default = "default_qk_init")]
-    pub qk_init: f64,
-    /// Chapter 3, copy agreement: decoy class tokens per sentence, each a uniform class in a
-    /// uniform gap between units (0 = none, the reference language).
-    #[serde(default)]
-    pub decoys: usize,
-    /// Chapter 3, copy agreement: the subject classes drawn independently, with repetition (1),
-    /// or as a permutation of the classes (0, the reference language).
-    #[serde(default)]
-    pub repeat_classes: usize,
-    /// Chapter 3, copy agreement: λ's pairs in training are every word of each verb unit with
-    /// every word of its own subject unit (1), or each slot with its own subject unit (0).
-    #[serde(default)]
-    pub sas_unit: usize,
-    /// Chapter 3, copy agreement: every word masking selects becomes `MASK` (1, the reference
-    /// toy's masking) instead of BERT's 80 % `MASK`, 10 % a random word, 10 % kept (0).
-    #[serde(default)]
-    pub mask_only: usize,
-}
-
-fn default_qk_init() -> f64 {
-    1.0
-}
-
-fn default_log_evals() -> usize {
-    1
+    /// Chapter 1's section: n, attention, c, c-from.
+    #[serde(flatten)]
+    pub plateau: plateau::Knobs,
+    /// Chapter 2's section: γ, the network, the memory mix and table.
+    #[serde(flatten)]
+    pub anchors: anchors::Knobs,
+    /// Chapter 3's section: the language, λ and its window, the copy-agreement variants.
+    #[serde(flatten)]
+    pub syntax: syntax::Knobs,
+    /// Chapter 4's section: the log-spaced evaluations.
+    #[serde(flatten)]
+    pub lm: lm::Knobs,
 }
 
 fn default_shards() -> usize {
     1
-}
-
-/// Defaults of keys whose meaning a chapter's data fixes; the chapter's data module re-exports
-/// them under its own names (`config` imports nothing from the chapters, the chapters import
-/// `config`).
-pub mod defaults {
-    /// Chapter 2: the share of memory samples in the mixed task (`memory`).
-    pub const MEMORY_FRACTION: f64 = 0.5;
-    /// Chapter 2: tokens per sequence (`seq-len`).
-    pub const SEQ_LEN: usize = 9;
-    /// Chapter 2: facts per memory anchor (`memory-keys`): every key, 20..=99.
-    pub const MEMORY_KEYS: usize = 80;
-    /// Chapter 3: words per open class (`lexicon`), the full lexicon.
-    pub const FULL_LEXICON: usize = 10;
-}
-
-fn default_memory() -> f64 {
-    defaults::MEMORY_FRACTION
-}
-
-fn default_lexicon() -> usize {
-    defaults::FULL_LEXICON
-}
-
-fn default_memory_keys() -> usize {
-    defaults::MEMORY_KEYS
-}
-
-fn default_seq_len() -> usize {
-    defaults::SEQ_LEN
 }
 
 /// The learning rate at step `step` (0-based update index) with `warmup` steps of linear warm-up:
@@ -398,12 +168,7 @@ impl Default for RunConfig {
 impl RunConfig {
     /// The value of a parameter as text (the form flags and URLs use).
     pub fn get(&self, key: &str) -> Option<String> {
-        Some(match spec(key)?.field {
-            Field::Count(get, _) => get(self).to_string(),
-            Field::Seed(get, _) => get(self).to_string(),
-            Field::Real(get, _) => fmt_f64(get(self)),
-            Field::Named(get, _) => get(self).to_string(),
-        })
+        Some(spec(key)?.field.text(self))
     }
 
     /// Sets one parameter from text, strictly: an invalid value leaves the config unchanged and
@@ -451,7 +216,7 @@ impl RunConfig {
             allowed: PARAMS.iter().map(|p| p.key).collect::<Vec<_>>().join(", "),
             safe: None,
         })?;
-        let parsed = parse_value(spec, value).map_err(|safe| ConfigError {
+        let parsed = parse_value(spec.kind, value).map_err(|safe| ConfigError {
             key: key.to_string(),
             value: value.to_string(),
             allowed: describe(spec.kind),
@@ -596,13 +361,8 @@ impl RunConfig {
     }
 
     fn assign(&mut self, key: &str, v: &Value) {
-        let Some(spec) = spec(key) else { return };
-        match (spec.field, v) {
-            (Field::Count(_, set), Value::Int(i)) => set(self, *i as usize),
-            (Field::Seed(_, set), Value::Int(i)) => set(self, *i as u64),
-            (Field::Real(_, set), Value::Float(x)) => set(self, *x),
-            (Field::Named(_, set), Value::Choice(s)) => set(self, s),
-            _ => {}
+        if let Some(spec) = spec(key) {
+            spec.field.assign(self, v);
         }
     }
 
@@ -633,58 +393,6 @@ impl RunConfig {
         }
         self.check_shards()
     }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Value {
-    Int(i64),
-    Float(f64),
-    Choice(String),
-}
-
-/// Parses and range-checks; on failure returns the clamped safe value when there is one.
-fn parse_value(spec: &ParamSpec, text: &str) -> Result<Value, Option<String>> {
-    let text = text.trim();
-    match spec.kind {
-        Kind::Int { min, max } => {
-            let v: i64 = text.parse().map_err(|_| None)?;
-            if v < min || v > max {
-                return Err(Some(v.clamp(min, max).to_string()));
-            }
-            Ok(Value::Int(v))
-        }
-        Kind::Float { min, max, .. } => {
-            let v: f64 = text.parse().map_err(|_| None)?;
-            if !v.is_finite() {
-                return Err(None);
-            }
-            if v < min || v > max {
-                return Err(Some(fmt_f64(v.clamp(min, max))));
-            }
-            Ok(Value::Float(v))
-        }
-        Kind::Choice(names) => {
-            if names.contains(&text) {
-                Ok(Value::Choice(text.to_string()))
-            } else {
-                Err(None)
-            }
-        }
-    }
-}
-
-/// A human description of a kind's allowed values.
-pub fn describe(kind: Kind) -> String {
-    match kind {
-        Kind::Int { min, max } => format!("an integer in {min}..={max}"),
-        Kind::Float { min, max, .. } => format!("a number in [{}, {}]", fmt_f64(min), fmt_f64(max)),
-        Kind::Choice(names) => format!("one of {}", names.join(", ")),
-    }
-}
-
-/// Shortest text that parses back to the same `f64`.
-pub fn fmt_f64(x: f64) -> String {
-    format!("{x}")
 }
 
 #[cfg(test)]

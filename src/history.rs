@@ -262,7 +262,7 @@ mod tests {
         let mut h: History<MetricRow, Snapshot> = History::default();
         h.push_row(row(0));
         let mut cfg = RunConfig::preset(Preset::Interactive);
-        cfg.n = 2;
+        cfg.plateau.n = 2;
         let csv = to_csv(&MetricRow::columns(&cfg), &h.rows);
         let mut lines = csv.lines();
         assert_eq!(

@@ -43,6 +43,7 @@ pub mod report;
 pub mod rng;
 #[cfg(feature = "engine")]
 pub mod run;
+pub mod schema;
 pub mod seeds;
 #[cfg(feature = "engine")]
 pub mod tensor;

@@ -27,7 +27,7 @@ pub fn timing_config(cfg: &RunConfig) -> RunConfig {
     c.steps = 1_000_000;
     c.eval_every = 100_000;
     c.snapshot_every = 100_000;
-    c.log_evals = 0;
+    c.lm.log_evals = 0;
     c
 }
 
@@ -39,16 +39,16 @@ pub fn cost_key(cfg: &RunConfig) -> String {
         "{}|{:?}|n{}|L{}|H{}|d{}|ff{}|{:?}|b{}|{:?}|T{}|lex{}",
         cfg.experiment.name(),
         cfg.preset,
-        cfg.n,
+        cfg.plateau.n,
         cfg.layers,
         cfg.heads,
         cfg.d_model,
         cfg.d_ff,
-        cfg.attention,
+        cfg.plateau.attention,
         cfg.batch,
-        cfg.model,
-        cfg.seq_len,
-        cfg.lexicon
+        cfg.anchors.model,
+        cfg.anchors.seq_len,
+        cfg.syntax.lexicon
     )
 }
 
@@ -146,7 +146,7 @@ mod tests {
                 assert_eq!(cost_key(&t), cost_key(&cfg));
                 // The timed steps (1 ..= WARMUP + MAX) have no evaluation.
                 for s in 1..=(WARMUP_STEPS + MAX_STEPS) as usize {
-                    assert!(s % t.eval_every != 0 && s % t.snapshot_every != 0 && t.log_evals == 0);
+                    assert!(s % t.eval_every != 0 && s % t.snapshot_every != 0 && t.lm.log_evals == 0);
                 }
             }
         }
@@ -158,7 +158,7 @@ mod tests {
         let mut b = a.clone();
         b.seed = 7;
         b.lr *= 2.0;
-        b.c = 3.0;
+        b.plateau.c = 3.0;
         assert_eq!(cost_key(&a), cost_key(&b));
         let mut wider = a.clone();
         wider.d_model *= 2;

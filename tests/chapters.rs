@@ -68,9 +68,9 @@ fn anchors_loss_starts_at_ln_100_under_small_init() {
     // samples of `lse(z) − z_y` scatters by ≈ 0.011/√16 around ln 100: allow 4 of those.
     for model in [ModelKind::Transformer, ModelKind::EmbMlp] {
         let mut cfg = anchors(1);
-        cfg.gamma = 1.5;
-        cfg.model = model;
-        cfg.memory = 0.5; // the mixed task, so every subset has a loss
+        cfg.anchors.gamma = 1.5;
+        cfg.anchors.model = model;
+        cfg.anchors.memory = 0.5; // the mixed task, so every subset has a loss
         let mut t = AnchorTrainer::new(cfg, &cpu_device()).unwrap();
         assert_eq!(block_on(t.advance()), Status::Running);
         let r = &t.history.rows[0];
@@ -92,7 +92,7 @@ fn anchors_loss_starts_at_ln_100_under_small_init() {
 #[test]
 fn anchors_training_lowers_the_loss() {
     let mut cfg = anchors(40);
-    cfg.gamma = 0.5;
+    cfg.anchors.gamma = 0.5;
     cfg.lr = 3e-3;
     cfg.batch = 64;
     cfg.eval_every = 40;
@@ -261,7 +261,7 @@ fn suppressing_lambda_lowers_the_attention_on_gold_arcs() {
     // Same seed, 30 steps: λ = 0.5 pushes R below the run without the regularizer.
     let r_after = |lambda: f64| {
         let mut cfg = syntax(30);
-        cfg.lambda = lambda;
+        cfg.syntax.lambda = lambda;
         cfg.lr = 3e-3;
         cfg.eval_every = 30;
         cfg.snapshot_every = 30;
@@ -279,9 +279,9 @@ fn suppressing_lambda_lowers_the_attention_on_gold_arcs() {
 #[test]
 fn lambda_window_is_half_open() {
     let mut cfg = syntax(1);
-    cfg.lambda = 0.1;
-    cfg.lambda_from = 5;
-    cfg.lambda_until = 10;
+    cfg.syntax.lambda = 0.1;
+    cfg.syntax.lambda_from = 5;
+    cfg.syntax.lambda_until = 10;
     let t = SyntaxTrainer::new(cfg, &cpu_device()).unwrap();
     assert_eq!([4, 5, 9, 10].map(|s| syntax::lambda_at(t.config(), s)), [0.0, 0.1, 0.1, 0.0]);
 }
@@ -296,7 +296,7 @@ fn switching_experiment_loads_that_chapters_defaults() {
     let mut url = RunConfig::default();
     let notices = url.apply_pairs([("gamma", "0.3"), ("experiment", "anchors")]);
     assert!(notices.is_empty());
-    assert_eq!((url.experiment, url.gamma), (Task::Anchors, 0.3), "experiment applies before the other keys");
+    assert_eq!((url.experiment, url.anchors.gamma), (Task::Anchors, 0.3), "experiment applies before the other keys");
 }
 
 /// Issue 17's effect on one short seeded run each: small init (γ = 0.8) answers the held-out pair
@@ -309,7 +309,7 @@ fn small_init_answers_the_held_out_pair_inferentially_and_large_init_does_not() 
     use plateau::chapters::anchors::summary::Answer;
     let answer = |gamma: f64| {
         let mut cfg = RunConfig::defaults(Task::Anchors, Preset::Interactive);
-        (cfg.d_model, cfg.d_ff, cfg.gamma, cfg.seed) = (32, 128, gamma, 0);
+        (cfg.d_model, cfg.d_ff, cfg.anchors.gamma, cfg.seed) = (32, 128, gamma, 0);
         (cfg.eval_every, cfg.snapshot_every) = (cfg.steps, cfg.steps);
         let mut t = AnchorTrainer::new(cfg, &cpu_device()).unwrap();
         while block_on(t.advance()) == Status::Running {}
@@ -427,7 +427,7 @@ fn the_pages_chapter2_order_findings_are_the_ones_quoted_in_reproduction_md() {
 #[test]
 fn the_pages_chapter3_findings_are_the_ones_quoted_in_reproduction_md() {
     let d = RunConfig::defaults(Task::Syntax, Preset::Interactive);
-    assert_eq!((d.grammar.name(), d.layers, d.heads), ("nested", 1, 4), "the section below is this default's");
+    assert_eq!((d.syntax.grammar.name(), d.layers, d.heads), ("nested", 1, 4), "the section below is this default's");
     let block = quoted_block("chapter3-findings", "chapter3-interactive-nested-1layer-syntax");
     let block = block.as_str();
     assert!(block.starts_with("<strong>What the measured runs show</strong>"), "{block}");
@@ -529,7 +529,7 @@ fn the_language_model_collapses_and_recovers() {
     let mut cfg = RunConfig::defaults(Task::Lm, Preset::Interactive);
     cfg.steps = 4;
     cfg.eval_every = 2;
-    cfg.log_evals = 0;
+    cfg.lm.log_evals = 0;
     let mut run = Run::new(cfg, &cpu_device()).unwrap();
     finish(&mut run);
     let Run::Lm(t) = &run else { unreachable!() };

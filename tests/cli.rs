@@ -244,7 +244,7 @@ fn help_after_a_command_prints_usage() {
     let (_, out, _) = plateau(&["--help"]);
     let params = out.split_once("experiment parameters").expect("a parameters section").1;
     let tokens: Vec<&str> = params.split_whitespace().collect();
-    for p in plateau::config::PARAMS {
+    for p in plateau::config::PARAMS.iter() {
         let flag = format!("--{}", p.key);
         assert_eq!(tokens.iter().filter(|t| **t == flag).count(), 1, "{flag} once in:\n{params}");
     }
@@ -256,7 +256,7 @@ fn help_after_a_command_prints_usage() {
 fn params_lists_every_schema_key() {
     let (code, out, _) = plateau(&["params"]);
     assert_eq!(code, 0);
-    for p in plateau::config::PARAMS {
+    for p in plateau::config::PARAMS.iter() {
         assert!(out.contains(&format!("--{}", p.key)), "{}", p.key);
     }
 }

@@ -86,7 +86,7 @@ fn each_initial_tensor_of_the_paper_model_has_its_stated_distribution() {
 #[test]
 fn chapter_1_training_batches_are_uniform_independent_moving_window_sums() {
     let cfg = RunConfig::preset(Preset::Paper);
-    let n = cfg.n;
+    let n = cfg.plateau.n;
     // The training stream as the trainer reads it: batch s from the `Train` stream at index s.
     let mut rows: Vec<Vec<i64>> = vec![];
     for s in 0..64 {

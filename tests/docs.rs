@@ -81,7 +81,7 @@ fn every_readme_figure_example_shows_its_phenomenon_in_the_kept_runs() {
                     plateau::config::Task::Anchors,
                     plateau::config::Preset::Interactive,
                 );
-                let g = get("gamma", &default.gamma.to_string());
+                let g = get("gamma", &default.anchors.gamma.to_string());
                 let rows =
                     from_csv(&read(&format!("results/interactive-anchors-transformer-g{g}-seed{seed}.csv"))).unwrap();
                 let s = summarize_anchors(&rows, g.parse().unwrap(), seed.parse().unwrap(), 0.0);

@@ -133,9 +133,9 @@ fn greedy_decoding_matches_growing_prefix_decoding() {
     let cfg = RunConfig::preset(Preset::Interactive);
     let device = cpu_device();
     let model = ch1::model_config(&cfg).init(Init::Gamma(0.2), 5, &device);
-    let held = mws::generate(mws::SumTask::MovingWindow, cfg.n, 6, &mut stream(9, Stream::Eval, 0));
+    let held = mws::generate(mws::SumTask::MovingWindow, cfg.plateau.n, 6, &mut stream(9, Stream::Eval, 0));
     let engine = block_on(greedy_decode(&model, &held, None, &device));
-    let (n, b) = (cfg.n, held.batch);
+    let (n, b) = (cfg.plateau.n, held.batch);
     let mut by_hand = vec![];
     for row in 0..b {
         let mut seq: Vec<i64> = held.row(row)[..=n].to_vec();
@@ -155,8 +155,8 @@ fn greedy_decoding_matches_growing_prefix_decoding() {
 #[test]
 fn mask_switches_on_at_c_from() {
     let mut cfg = golden_config();
-    cfg.c = 2.5;
-    cfg.c_from = 8;
+    cfg.plateau.c = 2.5;
+    cfg.plateau.c_from = 8;
     let t = run(cfg);
     let cs: Vec<f64> = t.history.rows.iter().map(|r| r.mask_c).collect();
     assert_eq!(cs, vec![1.0, 1.0, 2.5, 2.5, 2.5, 2.5, 2.5]);
@@ -266,13 +266,13 @@ fn live_parameters_apply_and_reset_only_ones_are_refused() {
     let change = LiveChange::parse(t.config(), "c", "3").unwrap();
     assert_eq!(change, LiveChange::C(3.0));
     t.set_live(change);
-    assert_eq!(t.config().c, 3.0);
+    assert_eq!(t.config().plateau.c, 3.0);
     let err = LiveChange::parse(t.config(), "d-model", "32").unwrap_err();
     assert!(err.to_string().contains("reset"));
     let err = LiveChange::parse(t.config(), "lr", "5").unwrap_err();
     assert_eq!(err.safe.as_deref(), Some("1"), "out of range: the clamped value");
     // the typed changes are the schema's live keys, each written back as its key's value
-    for p in PARAMS {
+    for p in PARAMS.iter() {
         let cfg = t.config().clone();
         let value = cfg.get(p.key).unwrap();
         match LiveChange::parse(&cfg, p.key, &value) {

@@ -335,7 +335,7 @@ fn integers_past_their_range_are_refused_with_the_flag_named_on_every_command() 
         (bench, "memory-steps".into(), 0, 1_000_000),
     ];
     let parity: &[&str] = &["parity-dump", "--out", csv];
-    for p in PARAMS {
+    for p in PARAMS.iter() {
         if let Kind::Int { min, max } = p.kind {
             for cmd in [run, reproduce, parity] {
                 flags.push((cmd, p.key.to_string(), min.max(0) as u64, max as u64));

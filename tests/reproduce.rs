@@ -380,13 +380,13 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
     // Chapter 2's default (γ 0.7, 4 shards) and its compare run (γ 0.4 at the comparison's own
     // budget): 6 to 9 seeds each, from the sweep's section and the budget search's.
     let anchors = RunConfig::defaults(Task::Anchors, Preset::Interactive);
-    assert_eq!((anchors.gamma, anchors.shards), (0.7, 4), "chapter 2's default γ and shards");
+    assert_eq!((anchors.anchors.gamma, anchors.shards), (0.7, 4), "chapter 2's default γ and shards");
     let mut large = anchors.clone();
-    large.gamma = plateau::page::DEFAULT_COMPARE;
+    large.anchors.gamma = plateau::page::DEFAULT_COMPARE;
     large.steps = plateau::page::DEFAULT_COMPARE_STEPS as usize;
     for (c, section) in [(&anchors, "chapter2-interactive-anchors-transformer"), (&large, "chapter2-compare-budget")] {
         let n = seeds(c).len();
-        assert!((6..=9).contains(&n), "γ {}: {n} measured runs", c.gamma);
+        assert!((6..=9).contains(&n), "γ {}: {n} measured runs", c.anchors.gamma);
         assert_eq!(matching(&file, c)[0].section.as_deref(), Some(section));
     }
     // Chapters 3 and 4's defaults.
@@ -396,9 +396,9 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
     }
     // Nobody measured c = 3 or γ 0.45.
     let mut c3 = mws.clone();
-    c3.c = 3.0;
+    c3.plateau.c = 3.0;
     assert!(seeds(&c3).is_empty(), "c = 3");
     let mut g45 = anchors.clone();
-    g45.gamma = 0.45;
+    g45.anchors.gamma = 0.45;
     assert!(seeds(&g45).is_empty(), "γ 0.45");
 }

@@ -22,7 +22,7 @@ fn rss_kib() -> Option<u64> {
 fn twenty_two_thousand_steps_keep_history_bounded_and_memory_flat() {
     let mut cfg = RunConfig::preset(Preset::Interactive);
     cfg.steps = 22_000;
-    cfg.n = 2;
+    cfg.plateau.n = 2;
     cfg.d_model = 8;
     cfg.d_ff = 8;
     cfg.batch = 1;

@@ -24,7 +24,7 @@ mod common;
 /// A tiny model for the backend checks.
 fn tiny() -> RunConfig {
     let mut cfg = RunConfig::preset(Preset::Interactive);
-    cfg.n = 4;
+    cfg.plateau.n = 4;
     cfg.d_model = 16;
     cfg.d_ff = 32;
     cfg.batch = 8;
@@ -76,11 +76,11 @@ async fn one_step(device: &Device) -> (f32, Vec<f64>, Vec<f32>) {
     let model = ch1::model_config(&cfg).init(Init::Paper, 3, &device_ad);
     let batch = mws::generate(
         mws::SumTask::try_from(cfg.experiment).unwrap(),
-        cfg.n,
+        cfg.plateau.n,
         cfg.batch,
         &mut stream(3, Stream::Train, 0),
     );
-    let t = 2 * cfg.n;
+    let t = 2 * cfg.plateau.n;
     let f = model.forward(int_tensor(batch.inputs(), cfg.batch, t, &device_ad), None);
     let loss = cross_entropy(f.logits, int_tensor(batch.targets(), cfg.batch, t, &device_ad));
     let l = read_f32(loss.clone()).await[0];

@@ -52,15 +52,15 @@ impl LiveChange {
         next.set(key, value)?;
         Ok(match key {
             "steps" => LiveChange::Steps(next.steps),
-            "c" => LiveChange::C(next.c),
-            "c-from" => LiveChange::CFrom(next.c_from),
+            "c" => LiveChange::C(next.plateau.c),
+            "c-from" => LiveChange::CFrom(next.plateau.c_from),
             "lr" => LiveChange::Lr(next.lr),
             "eval-every" => LiveChange::EvalEvery(next.eval_every),
             "snapshot-every" => LiveChange::SnapshotEvery(next.snapshot_every),
-            "lambda" => LiveChange::Lambda(next.lambda),
-            "lambda-from" => LiveChange::LambdaFrom(next.lambda_from),
-            "lambda-until" => LiveChange::LambdaUntil(next.lambda_until),
-            "log-evals" => LiveChange::LogEvals(next.log_evals == 1),
+            "lambda" => LiveChange::Lambda(next.syntax.lambda),
+            "lambda-from" => LiveChange::LambdaFrom(next.syntax.lambda_from),
+            "lambda-until" => LiveChange::LambdaUntil(next.syntax.lambda_until),
+            "log-evals" => LiveChange::LogEvals(next.lm.log_evals == 1),
             _ => return Err(refuse()),
         })
     }
@@ -85,15 +85,15 @@ impl LiveChange {
     pub fn apply(self, cfg: &mut RunConfig) {
         match self {
             LiveChange::Steps(v) => cfg.steps = v,
-            LiveChange::C(v) => cfg.c = v,
-            LiveChange::CFrom(v) => cfg.c_from = v,
+            LiveChange::C(v) => cfg.plateau.c = v,
+            LiveChange::CFrom(v) => cfg.plateau.c_from = v,
             LiveChange::Lr(v) => cfg.lr = v,
             LiveChange::EvalEvery(v) => cfg.eval_every = v,
             LiveChange::SnapshotEvery(v) => cfg.snapshot_every = v,
-            LiveChange::Lambda(v) => cfg.lambda = v,
-            LiveChange::LambdaFrom(v) => cfg.lambda_from = v,
-            LiveChange::LambdaUntil(v) => cfg.lambda_until = v,
-            LiveChange::LogEvals(v) => cfg.log_evals = usize::from(v),
+            LiveChange::Lambda(v) => cfg.syntax.lambda = v,
+            LiveChange::LambdaFrom(v) => cfg.syntax.lambda_from = v,
+            LiveChange::LambdaUntil(v) => cfg.syntax.lambda_until = v,
+            LiveChange::LogEvals(v) => cfg.lm.log_evals = usize::from(v),
         }
     }
 }

@@ -36,42 +36,27 @@ impl RunConfig {
         preset: Preset::Interactive,
         seed: 0,
         steps: 400,
-        n: 8,
         layers: 1,
         heads: 1,
         d_model: 64,
         d_ff: 256,
-        attention: Attention::Linear,
-        c: 1.0,
-        c_from: 0,
         lr: 1e-3,
         batch: 64,
         eval_batch: 32,
         eval_every: 5,
         snapshot_every: 10,
-        gamma: 0.5,
-        model: ModelKind::Transformer,
-        memory: super::defaults::MEMORY_FRACTION,
-        seq_len: super::defaults::SEQ_LEN,
-        memory_keys: super::defaults::MEMORY_KEYS,
-        memory_labels: super::MemoryLabels::Cell,
-        memory_position: super::MemoryPosition::After,
         warmup: 0,
-        lexicon: super::defaults::FULL_LEXICON,
-        grammar: super::Grammar::Agreement,
         weight_decay: 0.0,
-        lambda: 0.0,
-        lambda_from: 0,
-        lambda_until: 1_000_000,
-        log_evals: 1,
         shards: 1,
-        flat_out: 0,
-        qk_init: 1.0,
-        decoys: 0,
-        repeat_classes: 0,
-        sas_unit: 0,
-        mask_only: 0,
+        plateau: plateau::Knobs::NEUTRAL,
+        anchors: anchors::Knobs::NEUTRAL,
+        syntax: syntax::Knobs::NEUTRAL,
+        lm: lm::Knobs::NEUTRAL,
     };
+
+    /// Chapter 1's section as the other chapters' runs carry it: their models are softmax
+    /// decoders or encoders, and their configs (and recorded runs) say so.
+    const SOFTMAX: plateau::Knobs = plateau::Knobs { attention: Attention::Softmax, ..plateau::Knobs::NEUTRAL };
 
     fn chapter1(preset: Preset) -> RunConfig {
         let n = RunConfig::NEUTRAL;
@@ -79,7 +64,7 @@ impl RunConfig {
             // The authors' code: n 16, d 256, d_ff 1024, batch 256 (64 held out), Adam lr 1e-4.
             Preset::Paper => RunConfig {
                 preset,
-                n: 16,
+                plateau: plateau::Knobs::preset(preset),
                 d_model: 256,
                 d_ff: 1024,
                 lr: 1e-4,
@@ -123,21 +108,19 @@ impl RunConfig {
             heads: 1,
             d_model: 64,
             d_ff: 256,
-            attention: Attention::Softmax,
+            plateau: RunConfig::SOFTMAX,
             lr: 1e-3,
             batch: 512,
             eval_batch: 128,
             eval_every: 25,
             snapshot_every: 50,
-            gamma: 0.8,
             weight_decay: 0.01,
-            memory: 0.0,
-            seq_len: 8,
             warmup: 200,
+            anchors: anchors::Knobs::preset(preset),
             ..n
         };
         match preset {
-            Preset::Interactive => RunConfig { gamma: 0.7, shards: INTERACTIVE_ANCHOR_SHARDS, ..base },
+            Preset::Interactive => RunConfig { shards: INTERACTIVE_ANCHOR_SHARDS, ..base },
             Preset::Paper => RunConfig { steps: 5000, snapshot_every: 250, ..base },
         }
     }
@@ -156,7 +139,7 @@ impl RunConfig {
     pub fn syntax(preset: Preset) -> RunConfig {
         match preset {
             Preset::Interactive => {
-                RunConfig { grammar: super::Grammar::Nested, layers: 1, ..RunConfig::syntax_agreement(preset) }
+                RunConfig { syntax: syntax::Knobs::preset(preset), layers: 1, ..RunConfig::syntax_agreement(preset) }
             }
             Preset::Paper => RunConfig::syntax_agreement(preset),
         }
@@ -178,14 +161,14 @@ impl RunConfig {
             heads: 4,
             d_model: 64,
             d_ff: 256,
-            attention: Attention::Softmax,
+            plateau: RunConfig::SOFTMAX,
             lr: 1e-3,
             batch: 64,
             eval_batch: 128,
             eval_every: 25,
             snapshot_every: 100,
             weight_decay: 0.01,
-            grammar: super::Grammar::Agreement,
+            syntax: syntax::Knobs { grammar: super::Grammar::Agreement, ..syntax::Knobs::preset(preset) },
             ..n
         };
         match preset {
@@ -213,7 +196,8 @@ impl RunConfig {
             heads: 2,
             d_model: 64,
             d_ff: 256,
-            attention: Attention::Softmax,
+            plateau: RunConfig::SOFTMAX,
+            lm: lm::Knobs::preset(preset),
             lr: 1e-3,
             batch: 32,
             eval_batch: 64,
@@ -237,7 +221,7 @@ impl RunConfig {
     /// mean over the batch's masked tokens, whose count differs from slice to slice). The error's
     /// safe value is 1.
     pub fn check_shards(&self) -> Result<(), ConfigError> {
-        let why = if self.shards > 1 && self.experiment == Task::Syntax {
+        let why = if self.shards > 1 && self.experiment.chapter() == super::chapters::ChapterId::Syntax {
             "1 in chapter 3 (its loss is a mean over the batch's masked tokens: it trains as one shard)".to_string()
         } else if self.batch % self.shards != 0 {
             format!("a divisor of the batch ({}), so that every shard has the same size", self.batch)

@@ -3,21 +3,22 @@
 use super::*;
 // The notices about a whole query name the page keys as known: the page reads them.
 use crate::page::query_notices;
+use crate::schema::Value;
 
 #[test]
 fn paper_preset_matches_the_authors_code() {
     let c = RunConfig::preset(Preset::Paper);
-    assert_eq!((c.n, c.d_model, c.d_ff, c.layers, c.heads), (16, 256, 1024, 1, 1));
+    assert_eq!((c.plateau.n, c.d_model, c.d_ff, c.layers, c.heads), (16, 256, 1024, 1, 1));
     assert_eq!((c.batch, c.eval_batch, c.steps), (256, 64, 400));
     assert_eq!(c.lr, 1e-4);
-    assert_eq!(c.attention, Attention::Linear);
+    assert_eq!(c.plateau.attention, Attention::Linear);
 }
 
 #[test]
 fn every_param_round_trips_through_get_and_set() {
     for preset in [Preset::Paper, Preset::Interactive] {
         let cfg = RunConfig::preset(preset);
-        for p in PARAMS {
+        for p in PARAMS.iter() {
             let mut copy = cfg.clone();
             let v = cfg.get(p.key).unwrap_or_else(|| panic!("no getter for {}", p.key));
             copy.set(p.key, &v).unwrap();
@@ -35,21 +36,16 @@ fn validate_checks_each_typed_value_against_its_kind() {
     let base = RunConfig::preset(Preset::Paper);
     for p in PARAMS.iter().filter(|p| p.key != "preset") {
         let mut cfg = base.clone();
-        let expected = match (p.field, p.kind) {
-            (Field::Count(_, set), Kind::Int { max, .. }) => {
-                set(&mut cfg, max as usize + 1);
+        let expected = match p.kind {
+            Kind::Int { max, .. } => {
+                p.field.assign(&mut cfg, &Value::Int(max + 1));
                 max.to_string()
             }
-            (Field::Seed(_, set), Kind::Int { max, .. }) => {
-                set(&mut cfg, max as u64 + 1);
-                max.to_string()
-            }
-            (Field::Real(_, set), Kind::Float { max, .. }) => {
-                set(&mut cfg, max * 2.0 + 1.0);
+            Kind::Float { max, .. } => {
+                p.field.assign(&mut cfg, &Value::Float(max * 2.0 + 1.0));
                 fmt_f64(max)
             }
-            (Field::Named(..), Kind::Choice(_)) => continue,
-            _ => panic!("{}: the schema pairs its field with another kind", p.key),
+            Kind::Choice(_) => continue,
         };
         if p.key == "experiment" {
             continue;
@@ -71,10 +67,10 @@ fn out_of_range_is_rejected_with_a_clamped_safe_value() {
     let mut cfg = RunConfig::default();
     let err = cfg.set("c", "1000").unwrap_err();
     assert_eq!(err.safe.as_deref(), Some("100"));
-    assert_eq!(cfg.c, 1.0, "strict set leaves the value unchanged");
+    assert_eq!(cfg.plateau.c, 1.0, "strict set leaves the value unchanged");
     let notice = cfg.set_lenient("c", "1000").unwrap();
     assert!(notice.to_string().contains("'c'"));
-    assert_eq!(cfg.c, 100.0);
+    assert_eq!(cfg.plateau.c, 100.0);
     assert!(cfg.set_lenient("lr", "NaN").is_some());
     assert_eq!(cfg.lr, 1e-3);
     assert!(cfg.set("nope", "1").unwrap_err().safe.is_none());
@@ -95,8 +91,8 @@ fn url_decoding_handles_escapes_plus_and_broken_sequences() {
 fn queries_apply_leniently_with_notices() {
     let (cfg, notes) = from_query("?c=2.5&seed=abc&backend=cpu&gamma=%2B0.7&experiment=anchors");
     assert_eq!(cfg.experiment, Task::Anchors);
-    assert_eq!(cfg.gamma, 0.7, "%2B decodes to '+', and '+0.7' parses");
-    assert_eq!(cfg.c, 2.5);
+    assert_eq!(cfg.anchors.gamma, 0.7, "%2B decodes to '+', and '+0.7' parses");
+    assert_eq!(cfg.plateau.c, 2.5);
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].key, "seed");
 }
@@ -130,7 +126,7 @@ fn page_notices_name_unknown_keys_and_versions() {
     assert!(from_json("[1]").is_err());
     assert!(from_json("{").is_err());
     let (cfg, notes) = from_json(r#"{"experiment": "syntax", "lambda": 7, "colour": "red"}"#).unwrap();
-    assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 1.0));
+    assert_eq!((cfg.experiment, cfg.syntax.lambda), (Task::Syntax, 1.0));
     assert_eq!(notes.len(), 2, "{notes:?}");
 }
 
@@ -164,7 +160,7 @@ fn set_all_checks_heads_against_the_final_width_in_any_order() {
     // the experiment applies first, wherever it stands
     let mut cfg = RunConfig::default();
     cfg.set_all([("lambda", "0.2"), ("experiment", "syntax")]).unwrap();
-    assert_eq!((cfg.experiment, cfg.lambda), (Task::Syntax, 0.2));
+    assert_eq!((cfg.experiment, cfg.syntax.lambda), (Task::Syntax, 0.2));
 }
 
 #[test]
@@ -201,11 +197,15 @@ fn an_edit_reads_like_a_link_with_one_value_changed() {
     cfg.lr = 0.002;
     let (g, notes) = edit(&cfg, "gamma", "0.5");
     assert!(notes.is_empty(), "{notes:?}");
-    assert_eq!(g, RunConfig { gamma: 0.5, ..cfg.clone() }, "one value changed, the others kept");
+    assert_eq!(
+        g,
+        RunConfig { anchors: anchors::Knobs { gamma: 0.5, ..cfg.anchors.clone() }, ..cfg.clone() },
+        "one value changed, the others kept"
+    );
     assert_eq!(to_query(&g), "v=4&experiment=anchors&seed=7&lr=0.002&gamma=0.5");
     // Out of range: the safe value (the range's end) and a notice naming the key.
     let (g, notes) = edit(&cfg, "gamma", "9");
-    assert_eq!(g.gamma, 1.5);
+    assert_eq!(g.anchors.gamma, 1.5);
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].key, "gamma");
     // Heads that do not divide the width: the current value stays, with a notice.
@@ -219,8 +219,12 @@ fn an_edit_reads_like_a_link_with_one_value_changed() {
     let (c, _) = edit(&cfg, "experiment", "syntax");
     assert_eq!(c, RunConfig { seed: 7, ..RunConfig::defaults(Task::Syntax, Preset::Interactive) });
     // Chapter 1's other task keeps chapter 1's values.
-    let (m, _) = edit(&RunConfig { c: 2.5, ..RunConfig::default() }, "experiment", "prefix-sum");
-    assert_eq!((m.experiment, m.c), (Task::PrefixSum, 2.5));
+    let (m, _) = edit(
+        &RunConfig { plateau: plateau::Knobs { c: 2.5, ..plateau::Knobs::NEUTRAL }, ..RunConfig::default() },
+        "experiment",
+        "prefix-sum",
+    );
+    assert_eq!((m.experiment, m.plateau.c), (Task::PrefixSum, 2.5));
     // A value that does not parse keeps the current one.
     let (x, notes) = edit(&cfg, "lr", "fast");
     assert_eq!((x.lr, notes.len()), (0.002, 1));
@@ -251,7 +255,7 @@ fn pairs_apply_preset_first_and_list_only_non_defaults() {
     let mut cfg = RunConfig::default();
     let notes = cfg.apply_pairs([("c", "2.5"), ("preset", "paper"), ("seed", "x")]);
     assert_eq!(cfg.preset, Preset::Paper);
-    assert_eq!(cfg.c, 2.5);
+    assert_eq!(cfg.plateau.c, 2.5);
     assert_eq!(notes.len(), 1);
     assert_eq!(
         cfg.non_default_pairs(),
@@ -262,23 +266,23 @@ fn pairs_apply_preset_first_and_list_only_non_defaults() {
 #[test]
 fn version_1_links_keep_the_defaults_they_were_written_against() {
     // Chapter 2's interactive γ was 0.8 until URL version 2.
-    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Interactive).gamma, 0.7);
-    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Paper).gamma, 0.8);
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Interactive).anchors.gamma, 0.7);
+    assert_eq!(RunConfig::defaults(Task::Anchors, Preset::Paper).anchors.gamma, 0.8);
     let old = |q: &str| {
         let (cfg, notes) = from_query(q);
         assert!(notes.is_empty() && query_notices(q).is_empty(), "{q}: {notes:?}");
         cfg
     };
-    assert_eq!(old("v=1&experiment=anchors").gamma, 0.8);
-    assert_eq!(old("?experiment=anchors&seed=3&v=1").gamma, 0.8, "v anywhere in the query");
-    assert_eq!(old("v=1&experiment=anchors&gamma=0.3").gamma, 0.3, "a γ the link names is kept");
-    assert_eq!(old("v=1&experiment=anchors&preset=paper").gamma, 0.8);
-    assert_eq!(old("v=2&experiment=anchors").gamma, 0.7);
-    assert_eq!(old("experiment=anchors").gamma, 0.7, "a link without a version reads today's defaults");
+    assert_eq!(old("v=1&experiment=anchors").anchors.gamma, 0.8);
+    assert_eq!(old("?experiment=anchors&seed=3&v=1").anchors.gamma, 0.8, "v anywhere in the query");
+    assert_eq!(old("v=1&experiment=anchors&gamma=0.3").anchors.gamma, 0.3, "a γ the link names is kept");
+    assert_eq!(old("v=1&experiment=anchors&preset=paper").anchors.gamma, 0.8);
+    assert_eq!(old("v=2&experiment=anchors").anchors.gamma, 0.7);
+    assert_eq!(old("experiment=anchors").anchors.gamma, 0.7, "a link without a version reads today's defaults");
     assert_eq!(old("v=1&c=2.5"), old("v=3&c=2.5"), "chapter 1 did not change");
     // Today's writer round-trips, and an old link rewritten names its γ.
     let cfg = old("v=1&experiment=anchors&seed=4");
-    assert_eq!(to_query(&cfg), "v=4&experiment=anchors&seed=4&gamma=0.8&shards=1");
+    assert_eq!(to_query(&cfg), "v=4&experiment=anchors&seed=4&shards=1&gamma=0.8");
     assert_eq!(old(&to_query(&cfg)), cfg);
     assert_eq!(query_notices("v=9").len(), 1);
 }
@@ -304,7 +308,7 @@ fn version_3_links_keep_chapter_2_on_one_shard() {
 fn version_2_links_keep_chapter_3_on_the_agreement_grammar() {
     // Chapter 3's interactive default was the agreement grammar on 2 layers until URL version 3.
     let now = RunConfig::defaults(Task::Syntax, Preset::Interactive);
-    assert_eq!((now.grammar, now.layers), (Grammar::Nested, 1));
+    assert_eq!((now.syntax.grammar, now.layers), (Grammar::Nested, 1));
     assert_eq!(RunConfig::defaults(Task::Syntax, Preset::Paper), RunConfig::syntax_agreement(Preset::Paper));
     let old = |q: &str| {
         let (cfg, notes) = from_query(q);
@@ -314,9 +318,12 @@ fn version_2_links_keep_chapter_3_on_the_agreement_grammar() {
     let agreement = RunConfig::syntax_agreement(Preset::Interactive);
     assert_eq!(old("v=2&experiment=syntax"), agreement);
     assert_eq!(old("v=1&experiment=syntax"), agreement, "version 1 links too");
-    assert_eq!(old("v=2&experiment=syntax&lambda=0.1"), RunConfig { lambda: 0.1, ..agreement.clone() });
+    assert_eq!(
+        old("v=2&experiment=syntax&lambda=0.1"),
+        RunConfig { syntax: syntax::Knobs { lambda: 0.1, ..agreement.syntax.clone() }, ..agreement.clone() }
+    );
     let named = old("v=2&experiment=syntax&grammar=dyck&layers=3");
-    assert_eq!((named.grammar, named.layers), (Grammar::Dyck, 3), "values the link names are kept");
+    assert_eq!((named.syntax.grammar, named.layers), (Grammar::Dyck, 3), "values the link names are kept");
     assert_eq!(old("v=2&experiment=syntax&preset=paper"), RunConfig::syntax_agreement(Preset::Paper));
     assert_eq!(old("v=3&experiment=syntax"), now);
     assert_eq!(old("experiment=syntax"), now, "a link without a version reads today's defaults");

@@ -17,7 +17,7 @@ const CSV: &str = "step,loss,output_loss,train_acc,test_acc,first_token_acc,repe
 #[test]
 fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
     let mut c10 = cfg(Task::Mws, 0);
-    c10.c = 10.0;
+    c10.plateau.c = 10.0;
     let (file, skipped) = build(
         vec![
             found(cfg(Task::Mws, 1), CSV),
@@ -49,7 +49,7 @@ fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
     assert_eq!(matching(&file, &cfg(Task::Mws, 7)).len(), 1);
     assert_eq!(matching(&file, &cfg(Task::Mws, 7))[0].query, g.query);
     let mut c5 = cfg(Task::Mws, 0);
-    c5.c = 5.0;
+    c5.plateau.c = 5.0;
     assert!(matching(&file, &c5).is_empty());
     assert_eq!(group_key(&cfg(Task::Mws, 3)), group_key(&cfg(Task::Mws, 0)));
     assert!(!group_key(&cfg(Task::Mws, 3)).contains("seed"));
@@ -63,7 +63,7 @@ fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
 fn matching_compares_every_key_but_the_seed() {
     let anchors = |gamma: f64, seed: u64| {
         let mut c = cfg(Task::Anchors, seed);
-        c.gamma = gamma;
+        c.anchors.gamma = gamma;
         c
     };
     let csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
@@ -85,14 +85,18 @@ fn matching_compares_every_key_but_the_seed() {
     lr.lr *= 2.0;
     assert!(seeds(&lr).is_empty());
     let mut paper = RunConfig::defaults(Task::Anchors, Preset::Paper);
-    paper.gamma = 0.7;
+    paper.anchors.gamma = 0.7;
     assert!(seeds(&paper).is_empty());
     assert!(seeds(&cfg(Task::Mws, 0)).is_empty());
 }
 
 #[test]
 fn a_longer_run_of_the_same_configuration_stands_for_a_shorter_one_cut_at_its_steps() {
-    let anchors = |steps: usize, seed: u64| RunConfig { steps, gamma: 0.4, ..cfg(Task::Anchors, seed) };
+    let anchors = |steps: usize, seed: u64| {
+        let mut c = RunConfig { steps, ..cfg(Task::Anchors, seed) };
+        c.anchors.gamma = 0.4;
+        c
+    };
     let csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
                0,0,0,0.1,0,0,0,0,0\n500,0,0.4,0.9,0,0,0,0,0\n1000,0,0.9,1,0,0,0,0,0\n1500,0,1,1,0,0,0,0,0\n";
     let (file, _) = build(vec![found(anchors(1600, 0), csv), found(anchors(1600, 1), csv)], &[], "test", &[]);
@@ -157,7 +161,7 @@ fn a_group_names_the_one_command_that_trains_it_or_none() {
     let name = |folder: &str, c: &RunConfig| command_for(&s, folder, c).map(|s| s.name.as_str());
     let mws = cfg(Task::Mws, 0);
     let mut paper = RunConfig::defaults(Task::Mws, Preset::Paper);
-    paper.c = 10.0;
+    paper.plateau.c = 10.0;
     assert_eq!(name("results", &mws), Some("chapter1-interactive-mws"));
     assert_eq!(name("results", &paper), Some("chapter1-paper-mws"));
     assert_eq!(
@@ -296,9 +300,9 @@ fn agreement_compares_the_hero_columns_at_common_steps() {
 fn the_configurations_the_page_links_to_fill_the_budget_right_after_the_top_level() {
     let at = |source: &str, config: RunConfig| Found { source: source.into(), config, wall_s: None, csv: CSV.into() };
     let mut linked = cfg(Task::Mws, 0);
-    linked.c = 10.0;
+    linked.plateau.c = 10.0;
     let mut other = cfg(Task::Mws, 0);
-    other.c = 2.5;
+    other.plateau.c = 2.5;
     let (file, _) = build(
         vec![
             at("results/seeds/paper-mws-c1", cfg(Task::Mws, 0)),

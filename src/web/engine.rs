@@ -255,7 +255,7 @@ impl Session {
         use crate::chapters::plateau::data::{omega, SumTask};
         let inner = self.inner.borrow();
         let cfg = inner.trainer.config();
-        to_js(&SumTask::try_from(cfg.experiment).map_or(vec![], |task| omega(task, cfg.n)))
+        to_js(&SumTask::try_from(cfg.experiment).map_or(vec![], |task| omega(task, cfg.plateau.n)))
     }
 
     /// Trains until `budget_ms` of wall time has passed or `max_steps` steps are done, whichever

@@ -21,7 +21,7 @@ pub fn golden_runs() -> Vec<(&'static str, RunConfig)> {
     ch2.eval_every = 4;
     ch2.snapshot_every = 4;
     ch2.warmup = 4; // the warm-up runs out inside the golden run: both schedules are held equal
-    ch2.gamma = 0.8; // the paper's γ (the interactive default was 0.8 when the file was written)
+    ch2.anchors.gamma = 0.8; // the paper's γ (the interactive default was 0.8 when the file was written)
     ch2.shards = 1; // one gradient of the whole batch, as the default was until URL version 4
                     // The agreement grammar on 2 layers: the chapter's default when the file was written (the
                     // nested language on 1 layer is today's, URL version 3).

@@ -181,7 +181,7 @@ fn usage() -> String {
         many => format!("chapters {}", many.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" and ")),
     };
     let mut groups: Vec<&[u8]> = vec![];
-    for p in PARAMS {
+    for p in PARAMS.iter() {
         if !groups.contains(&p.chapters) {
             groups.push(p.chapters);
         }
@@ -572,7 +572,7 @@ fn cmd_params() -> Result<ExitCode, CliError> {
     let paper = RunConfig::preset(Preset::Paper);
     let inter = RunConfig::preset(Preset::Interactive);
     println!("{:<16} {:<12} {:<12} {:<5} allowed — what it does", "flag", "paper", "interactive", "live");
-    for p in PARAMS {
+    for p in PARAMS.iter() {
         println!(
             "--{:<14} {:<12} {:<12} {:<5} {} — {}",
             p.key,

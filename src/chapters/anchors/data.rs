@@ -88,7 +88,7 @@ pub const VOCAB: usize = 100;
 pub const MODULUS: i64 = 100;
 /// Default tokens per sequence (all fed to the model; the label is predicted at the last
 /// position; the config's default `seq-len`). A task may use any length in [`SEQ_LEN_RANGE`].
-pub const SEQ_LEN: usize = crate::config::defaults::SEQ_LEN;
+pub const SEQ_LEN: usize = super::knobs::SEQ_LEN;
 /// The sequence lengths a task accepts: room for the key, two anchors and at least one more token.
 pub const SEQ_LEN_RANGE: std::ops::RangeInclusive<usize> = 4..=MAX_SEQ_LEN;
 /// The longest sequence a task accepts.
@@ -100,7 +100,7 @@ pub const KEY_MAX: i64 = 99;
 /// Number of distinct keys, `KEY_MAX − KEY_MIN + 1`.
 pub const NUM_KEYS: usize = (KEY_MAX - KEY_MIN + 1) as usize;
 // The config's default `memory-keys` is every key.
-const _: () = assert!(NUM_KEYS == crate::config::defaults::MEMORY_KEYS);
+const _: () = assert!(NUM_KEYS == super::knobs::MEMORY_KEYS);
 /// The reasoning anchors.
 pub const REASONING_ANCHORS: [i64; 4] = [1, 2, 3, 4];
 /// The shift of each reasoning anchor, in the order of [`REASONING_ANCHORS`].
@@ -109,7 +109,7 @@ pub const SHIFTS: [i64; 4] = [5, 1, -2, -8];
 pub const MEMORY_ANCHORS: [i64; 4] = [5, 6, 7, 8];
 /// Fraction of each training batch that is memory samples in the mixed memory/reasoning task (the
 /// config's default `memory`).
-pub const MEMORY_FRACTION: f64 = crate::config::defaults::MEMORY_FRACTION;
+pub const MEMORY_FRACTION: f64 = super::knobs::MEMORY_FRACTION;
 /// The ordered pair that is never trained on.
 pub const HELDOUT_PAIR: (i64, i64) = (4, 3);
 /// The ordered pair whose training label is `key − 6` (the mirror of [`HELDOUT_PAIR`]).

@@ -4,6 +4,7 @@
 //! ([`rows`]) and the summaries of the generated documents ([`summary`]).
 
 pub mod data;
+pub mod knobs;
 pub mod metrics;
 pub mod rows;
 pub mod summary;

@@ -95,12 +95,21 @@ impl Chapter for Anchors {
     type Carry = Option<m::Pca2>;
 
     fn build(cfg: &RunConfig, device: &Device) -> (Anchors, AnchorNet) {
-        let design = MemoryDesign { keys: cfg.memory_keys, labels: cfg.memory_labels, position: cfg.memory_position };
-        let task = AnchorTask::designed(&mut stream(cfg.seed, Stream::Table, 0), cfg.memory, cfg.seq_len, design);
-        let init = Init::Gamma(cfg.gamma);
-        let net = match cfg.model {
+        let design = MemoryDesign {
+            keys: cfg.anchors.memory_keys,
+            labels: cfg.anchors.memory_labels,
+            position: cfg.anchors.memory_position,
+        };
+        let task = AnchorTask::designed(
+            &mut stream(cfg.seed, Stream::Table, 0),
+            cfg.anchors.memory,
+            cfg.anchors.seq_len,
+            design,
+        );
+        let init = Init::Gamma(cfg.anchors.gamma);
+        let net = match cfg.anchors.model {
             ModelKind::Transformer => AnchorNet::Transformer(
-                TransformerConfig::sized(cfg, VOCAB, cfg.seq_len, Attention::Softmax, Sees::Earlier)
+                TransformerConfig::sized(cfg, VOCAB, cfg.anchors.seq_len, Attention::Softmax, Sees::Earlier)
                     .init(init, cfg.seed, device),
             ),
             ModelKind::EmbMlp => AnchorNet::EmbMlp(
@@ -130,7 +139,7 @@ impl Chapter for Anchors {
         format!(
             "Training diverged at step {s}: the loss became {loss}. Lower the learning rate (now {}) \
              or raise γ (now {}: a smaller init), then reset.",
-            cfg.lr, cfg.gamma
+            cfg.lr, cfg.anchors.gamma
         )
     }
 

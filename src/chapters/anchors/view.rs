@@ -40,6 +40,6 @@ impl View for AnchorRow {
 
     /// `seq-len` positions and the 100 tokens.
     fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
-        crate::config::Shape { positions: cfg.seq_len, vocab: super::data::VOCAB }
+        crate::config::Shape { positions: cfg.anchors.seq_len, vocab: super::data::VOCAB }
     }
 }

@@ -5,6 +5,7 @@
 //! summaries ([`summary`]).
 
 pub mod corpus;
+pub mod knobs;
 pub mod metrics;
 pub mod rows;
 pub mod summary;

@@ -137,7 +137,7 @@ impl Chapter for Lm {
     }
 
     fn due(cfg: &RunConfig, s: usize) -> (bool, bool) {
-        let eval = (cfg.log_evals == 1 && m::log_step(s)) || s % cfg.eval_every == 0;
+        let eval = (cfg.lm.log_evals == 1 && m::log_step(s)) || s % cfg.eval_every == 0;
         (eval, eval)
     }
 

@@ -88,7 +88,7 @@ impl Row for MetricRow {
     /// [`CSV_COLUMNS`] then `acc_pos_1..acc_pos_n`.
     fn columns(cfg: &RunConfig) -> Vec<String> {
         let mut cols: Vec<String> = CSV_COLUMNS.iter().map(|s| s.to_string()).collect();
-        cols.extend((1..=cfg.n).map(|j| format!("acc_pos_{j}")));
+        cols.extend((1..=cfg.plateau.n).map(|j| format!("acc_pos_{j}")));
         cols
     }
 

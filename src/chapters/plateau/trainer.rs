@@ -33,13 +33,19 @@ pub type PlateauTrainer = Trainer<Plateau>;
 
 /// The transformer shape a chapter 1 config asks for.
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
-    TransformerConfig::sized(cfg, VOCAB, super::data::input_positions(cfg.n), cfg.attention, Sees::Earlier)
+    TransformerConfig::sized(
+        cfg,
+        VOCAB,
+        super::data::input_positions(cfg.plateau.n),
+        cfg.plateau.attention,
+        Sees::Earlier,
+    )
 }
 
 /// The mask strength in force at step `s` (1 when off).
 pub fn mask_c(cfg: &RunConfig, s: usize) -> f64 {
-    if s >= cfg.c_from {
-        cfg.c
+    if s >= cfg.plateau.c_from {
+        cfg.plateau.c
     } else {
         1.0
     }
@@ -53,9 +59,9 @@ impl Plateau {
         if c == 1.0 {
             return None;
         }
-        let t = 2 * cfg.n;
+        let t = 2 * cfg.plateau.n;
         if self.mask.as_ref().is_none_or(|(cached, _)| *cached != c) {
-            self.mask = Some((c, data::mask_matrix(self.task, cfg.n, c as f32)));
+            self.mask = Some((c, data::mask_matrix(self.task, cfg.plateau.n, c as f32)));
         }
         let values = self.mask.as_ref().expect("just set").1.clone();
         Some(Tensor::from_data(TensorData::new(values, [t, t]), device))
@@ -98,7 +104,7 @@ impl Chapter for Plateau {
         part: Part,
         device: &Device,
     ) -> Forward<PlateauBatch> {
-        let (n, t) = (cfg.n, 2 * cfg.n);
+        let (n, t) = (cfg.plateau.n, 2 * cfg.plateau.n);
         let batch = data::generate(self.task, n, cfg.batch, &mut stream(cfg.seed, Stream::Train, s as u64));
         let mask = self.mask(cfg, s, device);
         let inputs = part.slice(int_tensor(batch.inputs(), cfg.batch, t, device), cfg.batch);
@@ -112,7 +118,7 @@ impl Chapter for Plateau {
         format!(
             "Training diverged at step {s}: the loss became {loss}. Lower the learning rate \
              (now {}) or move c toward 1 (now {}), then reset.",
-            cfg.lr, cfg.c
+            cfg.lr, cfg.plateau.c
         )
     }
 
@@ -130,7 +136,7 @@ impl Chapter for Plateau {
     ) -> (MetricRow, Option<Snapshot>) {
         let (loss, batch) = (train.loss, &train.batch.batch);
         let train_logits = &read_f32(train.batch.logits).await;
-        let (n, t, d) = (cfg.n, 2 * cfg.n, cfg.d_model);
+        let (n, t, d) = (cfg.plateau.n, 2 * cfg.plateau.n, cfg.d_model);
         let outputs = n..t;
         let targets = batch.targets();
         let output_loss = m::cross_entropy(train_logits, &targets, t, VOCAB, outputs.clone());

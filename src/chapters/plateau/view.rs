@@ -46,6 +46,6 @@ impl View for MetricRow {
 
     /// The `2n` positions the model reads ([`super::data::input_positions`]) and the 18 tokens.
     fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
-        crate::config::Shape { positions: super::data::input_positions(cfg.n), vocab: super::data::VOCAB }
+        crate::config::Shape { positions: super::data::input_positions(cfg.plateau.n), vocab: super::data::VOCAB }
     }
 }

@@ -241,7 +241,7 @@ impl Sentence {
 
 /// The full lexicon: at most this many words per open class (nouns, verbs, adjectives) are used
 /// (the config's default `lexicon`).
-pub const FULL_LEXICON: usize = crate::config::defaults::FULL_LEXICON;
+pub const FULL_LEXICON: usize = super::knobs::FULL_LEXICON;
 
 /// A sentence being drawn: its tokens, each token's head, the (subject, verb) pairs. The
 /// agreement grammar's productions are below; the nested language adds its own

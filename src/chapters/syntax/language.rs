@@ -23,16 +23,16 @@ pub struct Draw {
 
 impl Draw {
     /// The full lexicon and the reference copy language.
-    pub const FULL: Draw = Draw { lexicon: crate::config::defaults::FULL_LEXICON, copy: copy::Options::REFERENCE };
+    pub const FULL: Draw = Draw { lexicon: super::knobs::FULL_LEXICON, copy: copy::Options::REFERENCE };
 
     /// The draw a chapter 3 config asks for.
     pub fn of(cfg: &crate::config::RunConfig) -> Draw {
         Draw {
-            lexicon: cfg.lexicon,
+            lexicon: cfg.syntax.lexicon,
             copy: copy::Options {
-                decoys: cfg.decoys,
-                repeat_classes: cfg.repeat_classes == 1,
-                mask_only: cfg.mask_only == 1,
+                decoys: cfg.syntax.decoys,
+                repeat_classes: cfg.syntax.repeat_classes == 1,
+                mask_only: cfg.syntax.mask_only == 1,
             },
         }
     }

@@ -6,6 +6,7 @@
 pub mod copy;
 pub mod data;
 pub mod dyck;
+pub mod knobs;
 pub mod language;
 pub mod metrics;
 pub mod nested;

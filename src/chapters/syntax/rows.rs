@@ -137,7 +137,7 @@ pub fn direction_name(d: Direction) -> &'static str {
 impl Row for SyntaxRow {
     /// [`CSV_COLUMNS`], then [`SLOT_COLUMNS`] for `grammar = copy`.
     fn columns(cfg: &RunConfig) -> Vec<String> {
-        columns_for(cfg.grammar == crate::config::Grammar::Copy)
+        columns_for(cfg.syntax.grammar == crate::config::Grammar::Copy)
     }
 
     fn cells(&self) -> Vec<String> {

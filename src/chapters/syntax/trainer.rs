@@ -275,8 +275,8 @@ async fn showcase_snapshot(
 pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
     TransformerConfig::sized(
         cfg,
-        lang::vocab_size(cfg.grammar),
-        lang::max_len(cfg.grammar, &Draw::of(cfg)),
+        lang::vocab_size(cfg.syntax.grammar),
+        lang::max_len(cfg.syntax.grammar, &Draw::of(cfg)),
         Attention::Softmax,
         Sees::All,
     )
@@ -284,8 +284,8 @@ pub fn model_config(cfg: &RunConfig) -> TransformerConfig {
 
 /// The λ in force at step `s` (0 outside `[lambda-from, lambda-until)`).
 pub fn lambda_at(cfg: &RunConfig, s: usize) -> f64 {
-    if s >= cfg.lambda_from && s < cfg.lambda_until {
-        cfg.lambda
+    if s >= cfg.syntax.lambda_from && s < cfg.syntax.lambda_until {
+        cfg.syntax.lambda
     } else {
         0.0
     }
@@ -307,9 +307,9 @@ impl Chapter for Syntax {
     /// The encoder (the paper's init, N(0, 0.02²), with `flat-out` and `qk-init` applied) and
     /// the fixed held-out sets of `cfg.seed`.
     fn build(cfg: &RunConfig, device: &Device) -> (Syntax, Transformer) {
-        let init = Init::PaperWith { flat_out: cfg.flat_out == 1, qk: cfg.qk_init };
+        let init = Init::PaperWith { flat_out: cfg.syntax.flat_out == 1, qk: cfg.syntax.qk_init };
         let model = model_config(cfg).init(init, cfg.seed, device);
-        let (draw, g) = (Draw::of(cfg), cfg.grammar);
+        let (draw, g) = (Draw::of(cfg), cfg.syntax.grammar);
         let agreement = lang::minimal_pairs(g, &mut stream(cfg.seed, Stream::Table, 0), AGREEMENT_ITEMS, &draw);
         let showcase = showcase_sentence_with(cfg.seed, &draw, g);
         let verbs = verb_items_with(cfg.seed, &draw, g);
@@ -343,7 +343,7 @@ impl Chapter for Syntax {
         let fwd = model.forward_padded(int_tensor(inputs, b, t, device), None, Some(pad_mask(&p.tokens, b, t, device)));
         let mlm = mlm_loss(fwd.logits, &targets, device);
         let edges = Tensor::<3>::from_data(
-            TensorData::new(lang::sas_edges_of(g, &sentences, &p.lengths, t, cfg.sas_unit == 1), [b, t, t]),
+            TensorData::new(lang::sas_edges_of(g, &sentences, &p.lengths, t, cfg.syntax.sas_unit == 1), [b, t, t]),
             device,
         );
         let reg = sas_tensor(&fwd.attention, &edges);
@@ -357,7 +357,7 @@ impl Chapter for Syntax {
         format!(
             "Training diverged at step {s}: the loss became {loss}. Lower the learning rate (now {}) \
              or |λ| (now {}), then reset.",
-            cfg.lr, cfg.lambda
+            cfg.lr, cfg.syntax.lambda
         )
     }
 

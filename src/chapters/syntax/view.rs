@@ -47,6 +47,9 @@ impl View for SyntaxRow {
     /// The language's longest sentence and its vocabulary ([`super::language`]).
     fn shape(cfg: &crate::config::RunConfig) -> crate::config::Shape {
         use super::language::{max_len, vocab_size, Draw};
-        crate::config::Shape { positions: max_len(cfg.grammar, &Draw::of(cfg)), vocab: vocab_size(cfg.grammar) }
+        crate::config::Shape {
+            positions: max_len(cfg.syntax.grammar, &Draw::of(cfg)),
+            vocab: vocab_size(cfg.syntax.grammar),
+        }
     }
 }

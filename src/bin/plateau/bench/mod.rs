@@ -96,7 +96,7 @@ pub fn shape(cfg: &RunConfig) -> Shape {
         d_model: cfg.d_model,
         d_ff: cfg.d_ff,
         batch: cfg.batch,
-        softmax: cfg.attention == Attention::Softmax,
+        softmax: cfg.plateau.attention == Attention::Softmax,
         causal,
         loss,
     }
@@ -237,7 +237,7 @@ pub struct TorchResult {
 /// `threads` threads.
 pub fn time_torch(cmd: &str, case: &Case, threads: usize) -> Result<TorchResult, String> {
     let cfg = case_config(case);
-    if cfg.experiment == Task::Anchors && cfg.model != ModelKind::Transformer {
+    if cfg.experiment == Task::Anchors && cfg.anchors.model != ModelKind::Transformer {
         return Err("the PyTorch reference implements the transformer only".into());
     }
     let s = shape(&cfg);
@@ -337,7 +337,7 @@ pub fn native_drop() -> Option<(f64, usize)> {
 /// the wall seconds at which that step's row was recorded.
 pub fn native_verdict(gamma: f64) -> Option<Verdict> {
     let mut cfg = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
-    cfg.gamma = gamma;
+    cfg.anchors.gamma = gamma;
     let t0 = std::time::Instant::now();
     let mut run = Run::new(cfg, &backend::cpu_device()).ok()?;
     let mut seconds: Vec<(usize, f64)> = vec![];

@@ -42,7 +42,7 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
     if let Status::Diverged(m) = t.status() {
         return Err(CliError(m.clone()));
     }
-    let (n, t2) = (cfg.n, 2 * cfg.n);
+    let (n, t2) = (cfg.plateau.n, 2 * cfg.plateau.n);
     let task = data::SumTask::try_from(cfg.experiment).map_err(CliError)?;
     let batch = |b: usize, s: Stream, i: usize| {
         let g = data::generate(task, n, b, &mut stream(cfg.seed, s, i as u64));
@@ -50,7 +50,7 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
     };
     let eval_steps: Vec<usize> = (0..=cfg.steps).filter(|s| s % eval_every == 0).collect();
     let rows = &t.history.rows;
-    let mask = (cfg.c != 1.0).then(|| data::mask_matrix(task, n, cfg.c as f32));
+    let mask = (cfg.plateau.c != 1.0).then(|| data::mask_matrix(task, n, cfg.plateau.c as f32));
     let doc = serde_json::json!({
         "config": serde_json::from_str::<serde_json::Value>(&plateau::config::to_json(&cfg))?,
         "vocab": data::VOCAB,

@@ -171,7 +171,7 @@ fn train_cells(
                     "{}/{}-anchors-{}-g{g}-seed{}",
                     flags.get("csv-dir").unwrap_or("results"),
                     cfg.preset.name(),
-                    cfg.model.name(),
+                    cfg.anchors.model.name(),
                     cfg.seed
                 );
                 let found = finished_kept_run(
@@ -254,7 +254,8 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
             let mut cfg = base.clone();
             cfg.set("gamma", &g.to_string())?;
             cfg.set("seed", &seed.to_string())?;
-            let stem = format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.model.name(), cfg.seed);
+            let stem =
+                format!("{csv_dir}/{}-anchors-{}-g{g}-seed{}", cfg.preset.name(), cfg.anchors.model.name(), cfg.seed);
             let label = format!("γ={g} seed={}", cfg.seed);
             if let Some((rows, secs)) = sweep.run(&ANCHOR_RUNS, &cfg, &stem, &label, true)? {
                 runs.push(r::summarize_anchors(&rows, g, cfg.seed, secs));
@@ -268,13 +269,17 @@ pub(super) fn reproduce_anchors(flags: &Flags, args: &[String]) -> Result<ExitCo
     // runs measured before URL version 4 keep theirs).
     let preset_shards = RunConfig::defaults(plateau::config::Task::Anchors, base.preset).shards;
     let suffix = if base.shards == preset_shards { String::new() } else { format!("-shards{}", base.shards) };
-    let name = format!("chapter2-{}-anchors-{}{suffix}", base.preset.name(), base.model.name());
+    let name = format!("chapter2-{}-anchors-{}{suffix}", base.preset.name(), base.anchors.model.name());
     // The page's default (interactive transformer, its default task): its paragraph goes into the
     // page, and the section quotes it, so a test can hold the two equal.
     let defaults = RunConfig::defaults(plateau::config::Task::Anchors, Preset::Interactive);
     let page_default = base.preset == Preset::Interactive
-        && base.model == plateau::config::ModelKind::Transformer
-        && RunConfig { gamma: defaults.gamma, seed: defaults.seed, ..base.clone() } == defaults;
+        && base.anchors.model == plateau::config::ModelKind::Transformer
+        && RunConfig {
+            anchors: plateau::chapters::anchors::knobs::Knobs { gamma: defaults.anchors.gamma, ..base.anchors.clone() },
+            seed: defaults.seed,
+            ..base.clone()
+        } == defaults;
     let paragraph = r::anchors_page_paragraph(&runs);
     let body = r::anchors_section(
         &written_by(args, kind),
@@ -404,14 +409,14 @@ pub(super) fn reproduce_budget(flags: &Flags, args: &[String]) -> Result<ExitCod
     for (seed, is_fresh) in seeds.iter().map(|&s| (s, false)).chain(fresh.iter().map(|&s| (s, true))) {
         let mut cfg = base.clone();
         cfg.set("seed", &seed.to_string())?;
-        let stem = format!("{csv_dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.model.name());
+        let stem = format!("{csv_dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.anchors.model.name());
         let label = format!("γ={gamma} seed={seed} ({} steps)", cfg.steps);
         let Some((rows, _)) = sweep.run(&ANCHOR_RUNS, &cfg, &stem, &label, true)? else { continue };
         // The γ sweep's run of the first budget's length, when it was measured: the same rows.
         if let Some(dir) = &short_dir {
             let mut short = cfg.clone();
             short.set("steps", &budgets[0].to_string())?;
-            let s = format!("{dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.model.name());
+            let s = format!("{dir}/{}-anchors-{}-g{gamma}-seed{seed}", cfg.preset.name(), cfg.anchors.model.name());
             if let Some((short_rows, _)) =
                 finished_kept_run(&ANCHOR_RUNS, &format!("{s}.csv"), &format!("{s}.json"), &short, kind)
             {

@@ -187,7 +187,7 @@ fn transcription_run(
         ("eval-batch", cfg.eval_batch as f64),
         ("d-model", cfg.d_model as f64),
         ("d-ff", cfg.d_ff as f64),
-        ("n", cfg.n as f64),
+        ("n", cfg.plateau.n as f64),
         ("lr", cfg.lr),
     ];
     if let Some((k, v)) = want.iter().find(|(k, v)| c[k].as_f64() != Some(*v)) {
@@ -355,7 +355,7 @@ pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         versions.into_iter().collect::<Vec<_>>().join(", "),
         base.d_model,
-        base.n,
+        base.plateau.n,
         base.batch,
         base.lr,
         base.eval_every,

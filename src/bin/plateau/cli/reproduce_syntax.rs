@@ -377,9 +377,17 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
     }
     let name = format!("chapter3-{}{variant}-syntax", base.preset.name());
     let page_default = base.preset == Preset::Interactive
-        && RunConfig { seed: 0, lambda: 0.0, lambda_from: 0, lambda_until: 1_000_000, ..base.clone() }
-            == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
-    let paragraph = r::syntax_page_paragraph(&runs, base.grammar);
+        && RunConfig {
+            seed: 0,
+            syntax: plateau::chapters::syntax::knobs::Knobs {
+                lambda: 0.0,
+                lambda_from: 0,
+                lambda_until: 1_000_000,
+                ..base.syntax.clone()
+            },
+            ..base.clone()
+        } == RunConfig::defaults(plateau::config::Task::Syntax, Preset::Interactive);
+    let paragraph = r::syntax_page_paragraph(&runs, base.syntax.grammar);
     let body =
         r::syntax_section(&written_by(args, kind), &base, &csv_dir, &runs, page_default.then_some(paragraph.as_str()));
     sweep.publish(flags, &name, &body, page_default.then_some(("chapter3-findings", paragraph.as_str())))
@@ -393,8 +401,8 @@ pub(super) fn reproduce_syntax(flags: &Flags, args: &[String]) -> Result<ExitCod
 fn syntax_variant(cfg: &RunConfig) -> String {
     let d = RunConfig::syntax_agreement(cfg.preset);
     let mut v = String::new();
-    if cfg.grammar != d.grammar {
-        v.push_str(&format!("-{}", cfg.grammar.name()));
+    if cfg.syntax.grammar != d.syntax.grammar {
+        v.push_str(&format!("-{}", cfg.syntax.grammar.name()));
     }
     if cfg.layers != d.layers {
         v.push_str(&format!("-{}layer", cfg.layers));

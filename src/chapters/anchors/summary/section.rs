@@ -12,12 +12,12 @@ use crate::config::RunConfig;
 pub fn anchors_task_line(cfg: &RunConfig) -> String {
     format!(
         "{}, sequences of {} tokens, {}",
-        if cfg.memory > 0.0 {
-            format!("reasoning and memory anchors ({} memory samples)", cfg.memory)
+        if cfg.anchors.memory > 0.0 {
+            format!("reasoning and memory anchors ({} memory samples)", cfg.anchors.memory)
         } else {
             "reasoning anchors only (no memory anchors)".to_string()
         },
-        cfg.seq_len,
+        cfg.anchors.seq_len,
         if cfg.warmup > 0 { format!("{}-step linear warm-up", cfg.warmup) } else { "no warm-up".to_string() }
     )
 }
@@ -66,11 +66,11 @@ pub fn anchors_section(
          Per-run CSVs: `{csv_dir}/`. The task is a reconstruction (PAPERS.md §B; the paper publishes no code): see \
          `src/chapters/anchors/data.rs` for what follows the predecessor's code and what does not.\n\n{}\n### Against the paper\n\n{}{}{}",
         base.preset.name(),
-        base.model.name(),
+        base.anchors.model.name(),
         shards_title(base),
         written_by,
         anchors_task_line(base),
-        base.model.name(),
+        base.anchors.model.name(),
         crate::report::model_line(base),
         anchors_table(runs),
         anchors_comparison(runs),
@@ -100,8 +100,8 @@ pub fn ablation_section(
          whose seeds have not all finished shows the ones that have.\n\n{}\n### What it shows\n\n{}{}",
         written_by,
         crate::report::model_line(base),
-        base.memory,
-        base.seq_len,
+        base.anchors.memory,
+        base.anchors.seq_len,
         ablation_table(cells),
         ablation_findings(cells),
         long_paragraph.map_or(String::new(), |p| format!(
@@ -217,7 +217,7 @@ pub fn budget_section(
             "<strong>The large init's budget</strong> (in REPRODUCTION.md): beside the default, γ {} trains {page} \
              steps. Its answer on the held-out pair had settled symmetric by step {b} in {} of {} searched seeds \
              and {} of {} fresh ones (by step {} in {} of {}).",
-            base.gamma,
+            base.anchors.gamma,
             settled_count(&searched, b, every, Answer::Symmetric),
             searched.len(),
             settled_count(&fresh, b, every, Answer::Symmetric),
@@ -230,7 +230,7 @@ pub fn budget_section(
             "<strong>The large init's budget</strong> (in REPRODUCTION.md): beside the default, γ {} trains {page} \
              steps; by step {} its answer on the held-out pair had settled symmetric in fewer than {needed} of {} \
              searched seeds.",
-            base.gamma,
+            base.anchors.gamma,
             budgets.last().copied().unwrap_or(0),
             searched.len()
         ),
@@ -238,14 +238,14 @@ pub fn budget_section(
     // A γ other than the compare view's is a candidate measured in its place (issue 50 item 6):
     // its section says so and the page quotes nothing of it.
     let page_gamma = crate::page::DEFAULT_COMPARE;
-    let candidate = base.gamma != page_gamma;
+    let candidate = base.anchors.gamma != page_gamma;
     let (title, candidate_line, page_line, on_page) = if candidate {
         (
-            format!("the large init's budget at γ {}, a candidate for the compare view", base.gamma),
+            format!("the large init's budget at γ {}, a candidate for the compare view", base.anchors.gamma),
             format!(
                 " The page's compare view trains γ {page_gamma} (`page::DEFAULT_COMPARE`); this section measures \
                  γ {} as a candidate in its place, by the same rules.",
-                base.gamma
+                base.anchors.gamma
             ),
             format!("The page's compare view trains γ {page_gamma}, not this candidate."),
             String::new(),
@@ -272,8 +272,8 @@ pub fn budget_section(
          evaluations (✓); the budget is the smallest B at which at least {needed} of the searched seeds \
          settled symmetric, then counted on the fresh seeds alone. Every finished run is listed.\n\n{table}\n\
          ### What it shows\n\nSettled symmetric: {counts}. {verdict} {page_line}\n\n{on_page}",
-        RunConfig::defaults(crate::config::Task::Anchors, base.preset).gamma,
-        base.gamma,
+        RunConfig::defaults(crate::config::Task::Anchors, base.preset).anchors.gamma,
+        base.anchors.gamma,
         base.steps,
         anchors_task_line(base),
         crate::report::model_line(base),

@@ -348,7 +348,7 @@ fn slot_columns_only_for_copy() {
     use crate::history::Row;
     let mut cfg = RunConfig::syntax_agreement(Preset::Interactive);
     assert_eq!(SyntaxRow::columns(&cfg), CSV_COLUMNS.to_vec());
-    cfg.grammar = Grammar::Copy;
+    cfg.syntax.grammar = Grammar::Copy;
     let cols = SyntaxRow::columns(&cfg);
     assert_eq!(cols[..CSV_COLUMNS.len()], CSV_COLUMNS[..], "appended after the contract");
     assert_eq!(cols[CSV_COLUMNS.len()..], SLOT_COLUMNS[..]);

@@ -34,12 +34,12 @@ pub fn syntax_section(
         variant_words(base),
         written_by,
         crate::report::model_line(base),
-        base.grammar.name(),
-        crate::chapters::syntax::language::source_file(base.grammar),
+        base.syntax.grammar.name(),
+        crate::chapters::syntax::language::source_file(base.syntax.grammar),
         crate::chapters::syntax::VERB_ITEMS,
         crate::chapters::syntax::VERB_MIN_DISTANCE,
-        syntax_table(runs, base.grammar),
-        syntax_comparison(runs, base.grammar),
+        syntax_table(runs, base.syntax.grammar),
+        syntax_comparison(runs, base.syntax.grammar),
         page_paragraph,
     )
 }
@@ -165,8 +165,8 @@ pub fn search_section(written_by: &str, dir: &str, base: &RunConfig, cells: &[Se
 pub fn variant_words(cfg: &RunConfig) -> String {
     let d = RunConfig::syntax_agreement(cfg.preset);
     let mut w = vec![];
-    if cfg.grammar != d.grammar {
-        w.push(format!("{} language", cfg.grammar.name()));
+    if cfg.syntax.grammar != d.syntax.grammar {
+        w.push(format!("{} language", cfg.syntax.grammar.name()));
     }
     if cfg.layers != d.layers {
         w.push(format!("{} layer(s)", cfg.layers));

@@ -221,7 +221,7 @@ pub(super) fn target_drop(c: &Ctx, b: &BrowserResult, t: &mut Targets) {
                         (s - train).max(0.0),
                         cfg.eval_every,
                         cfg.eval_batch,
-                        cfg.n,
+                        cfg.plateau.n,
                         cfg.snapshot_every,
                         r.threads
                     ));
