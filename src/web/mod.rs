@@ -222,9 +222,8 @@ pub fn rows_csv(config: JsValue, rows: JsValue) -> Result<String, JsValue> {
 /// `{target, part, accuracy, pair, onset}` ([`crate::chapters::syntax::language::chart_words`]).
 #[wasm_bindgen(js_name = syntaxWords)]
 pub fn syntax_words(grammar: String) -> JsValue {
-    let g = crate::config::Grammar::from_name(&grammar).unwrap_or(
-        crate::config::RunConfig::defaults(crate::config::Task::Syntax, crate::config::Preset::Interactive).syntax.grammar,
-    );
+    let g = crate::config::Grammar::from_name(&grammar)
+        .unwrap_or(crate::chapters::syntax::knobs::Knobs::preset(crate::config::Preset::Interactive).grammar);
     to_js(&crate::chapters::syntax::language::chart_words(g))
 }
 
