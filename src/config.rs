@@ -22,20 +22,19 @@ use crate::chapters::anchors::knobs as anchors;
 pub use crate::chapters::anchors::knobs::{MemoryLabels, MemoryPosition, ModelKind};
 use crate::chapters::lm::knobs as lm;
 use crate::chapters::plateau::knobs as plateau;
-pub use crate::chapters::plateau::knobs::Attention;
+pub use crate::chapters::plateau::knobs::{Attention, SumTask};
 use crate::chapters::syntax::knobs as syntax;
 pub use crate::chapters::syntax::knobs::Grammar;
 pub use crate::schema::{describe, fmt_f64, Kind, Preset};
 use crate::schema::{parse_value, Value};
 
-/// Which data the model trains on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// Which data the model trains on: the `experiment` key. A chapter's task is its chapter
+/// ([`Task::chapter`]); chapter 1 has two, which are its own type ([`SumTask`], declared in its
+/// section). Written and read as its name (`mws`, `prefix-sum`, `anchors`, `syntax`, `lm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Task {
-    /// Moving-window sum: `y_1 = x_1`, `y_i = (x_{i-1} + x_i) mod 17` (Gopalani & Hu).
-    Mws,
-    /// Prefix sum: `y_i = (Σ_{j≤i} x_j) mod 17`.
-    PrefixSum,
+    /// Chapter 1 (Gopalani & Hu): one of its sums.
+    Sum(SumTask),
     /// Chapter 2: the composite anchor task with reasoning and memory anchors (Yao et al.).
     Anchors,
     /// Chapter 3: masked language modelling on a synthetic dependency grammar (Chen et al.).
@@ -45,11 +44,15 @@ pub enum Task {
 }
 
 impl Task {
+    /// Moving-window sum: `y_1 = x_1`, `y_i = (x_{i-1} + x_i) mod 17` (`mws`).
+    pub const MWS: Task = Task::Sum(SumTask::MovingWindow);
+    /// Prefix sum: `y_i = (Σ_{j≤i} x_j) mod 17` (`prefix-sum`).
+    pub const PREFIX_SUM: Task = Task::Sum(SumTask::Prefix);
+
     /// The name used in flags, URLs and CSV.
     pub fn name(self) -> &'static str {
         match self {
-            Task::Mws => "mws",
-            Task::PrefixSum => "prefix-sum",
+            Task::Sum(t) => t.name(),
             Task::Anchors => "anchors",
             Task::Syntax => "syntax",
             Task::Lm => "lm",
@@ -57,11 +60,27 @@ impl Task {
     }
     /// Every task, in chapter order.
     pub fn all() -> [Task; 5] {
-        [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax, Task::Lm]
+        [Task::MWS, Task::PREFIX_SUM, Task::Anchors, Task::Syntax, Task::Lm]
     }
     /// Parses a task name.
     pub fn parse(s: &str) -> Option<Task> {
         Task::all().into_iter().find(|t| t.name() == s)
+    }
+}
+
+impl Serialize for Task {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Task {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Task, D::Error> {
+        let name = String::deserialize(d)?;
+        Task::parse(&name).ok_or_else(|| {
+            let all: Vec<&str> = Task::all().iter().map(|t| t.name()).collect();
+            serde::de::Error::custom(format!("unknown experiment `{name}`, expected one of {}", all.join(", ")))
+        })
     }
 }
 
@@ -348,7 +367,7 @@ impl RunConfig {
         if self.preset != Preset::Interactive {
             out.push(("preset".to_string(), self.preset.name().to_string()));
         }
-        if self.experiment != Task::Mws {
+        if self.experiment != Task::MWS {
             out.push(("experiment".to_string(), self.experiment.name().to_string()));
         }
         for p in PARAMS.iter().filter(|p| p.key != "preset" && p.key != "experiment") {

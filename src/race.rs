@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_timed_config_trains_without_evaluations_and_keeps_the_model() {
-        for task in [Task::Mws, Task::Anchors, Task::Syntax, Task::Lm] {
+        for task in [Task::MWS, Task::Anchors, Task::Syntax, Task::Lm] {
             for preset in [Preset::Interactive, Preset::Paper] {
                 let cfg = RunConfig::defaults(task, preset);
                 let t = timing_config(&cfg);
@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn the_race_is_run_again_when_the_model_changes_not_the_seed() {
-        let a = RunConfig::defaults(Task::Mws, Preset::Interactive);
+        let a = RunConfig::defaults(Task::MWS, Preset::Interactive);
         let mut b = a.clone();
         b.seed = 7;
         b.lr *= 2.0;
@@ -163,7 +163,7 @@ mod tests {
         let mut wider = a.clone();
         wider.d_model *= 2;
         assert_ne!(cost_key(&a), cost_key(&wider));
-        assert_ne!(cost_key(&a), cost_key(&RunConfig::defaults(Task::Mws, Preset::Paper)));
+        assert_ne!(cost_key(&a), cost_key(&RunConfig::defaults(Task::MWS, Preset::Paper)));
         assert_ne!(cost_key(&a), cost_key(&RunConfig::defaults(Task::Lm, Preset::Interactive)));
     }
 }

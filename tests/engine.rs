@@ -291,7 +291,7 @@ fn live_parameters_apply_and_reset_only_ones_are_refused() {
 #[test]
 fn prefix_sum_runs_with_its_own_omega() {
     let mut cfg = golden_config();
-    cfg.experiment = Task::PrefixSum;
+    cfg.experiment = Task::PREFIX_SUM;
     cfg.steps = 4;
     let t = run(cfg);
     assert_eq!(t.history.rows.len(), 2);

@@ -104,7 +104,7 @@ fn twelve_thousand_generated_inputs_never_panic_and_never_leave_an_invalid_confi
 
         // 2. strict set on one key: either accepted and valid, or refused and unchanged
         let mut strict = RunConfig::defaults(
-            [Task::Mws, Task::Anchors, Task::Syntax][rng.random_range(0..3usize)],
+            [Task::MWS, Task::Anchors, Task::Syntax][rng.random_range(0..3usize)],
             plateau::config::Preset::Interactive,
         );
         let before = strict.clone();

@@ -60,7 +60,7 @@ fn every_chapters_presets_fit_the_memory_budget() {
     }
     // The shapes the memory estimate's doc comment names.
     let shape = |task, preset| plateau::chapters::shape(&RunConfig::defaults(task, preset));
-    assert_eq!(shape(Task::Mws, Preset::Paper), Shape { positions: 32, vocab: 18 });
+    assert_eq!(shape(Task::MWS, Preset::Paper), Shape { positions: 32, vocab: 18 });
     assert_eq!(shape(Task::Anchors, Preset::Interactive).vocab, 100);
     assert_eq!(shape(Task::Syntax, Preset::Interactive), Shape { positions: 24, vocab: 44 }, "nested");
     assert_eq!(

@@ -371,7 +371,7 @@ fn the_measured_runs_file_is_the_one_plateau_measured_writes_from_results() {
         matching(&file, cfg).iter().flat_map(|g| g.runs.iter().map(|r| r.seed)).collect()
     };
     // Chapter 1's default (c = 1), with the command that trained it.
-    let mws = RunConfig::defaults(Task::Mws, Preset::Interactive);
+    let mws = RunConfig::defaults(Task::MWS, Preset::Interactive);
     assert_eq!(seeds(&mws), [0, 1, 2]);
     assert_eq!(
         matching(&file, &mws)[0].command.as_deref(),

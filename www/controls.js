@@ -24,13 +24,17 @@ import { chapterOf, send, state } from './state.js';
 const decimals = (step) => Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
 
 /**
- * The parameters that have a control, in page order: each chapter's own first, then the shared
- * ones that apply live, then the shared ones that apply at reset (schema order within each).
+ * The parameters that have a control, in page order: each chapter's own first (those of one
+ * chapter, then those of several), then the shared ones that apply live, then the shared ones that
+ * apply at reset (schema order within each; the schema lists the common keys before the chapters').
  * @param {Param[]} schema
  * @returns {Param[]}
  */
 export function controlled(schema) {
-  const rank = (/** @type {Param} */ p) => (/** @type {Control} */ (p.control).chapters.length ? 0 : p.live ? 1 : 2);
+  const rank = (/** @type {Param} */ p) => {
+    const n = /** @type {Control} */ (p.control).chapters.length;
+    return n === 1 ? 0 : n > 1 ? 1 : p.live ? 2 : 3;
+  };
   return schema.filter((p) => p.control).map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map((x) => x.p);
 }
 

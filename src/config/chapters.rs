@@ -29,7 +29,7 @@ pub struct ChapterInfo {
     pub csv: &'static str,
 }
 
-/// Declares the chapters: `Variant = number { alias, title, label, tasks: [Task variants] }`,
+/// Declares the chapters: `Variant = number { alias, title, label, tasks: [Task variants or consts] }`,
 /// in page order.
 macro_rules! chapters {
     ($($id:ident = $number:literal {
@@ -60,7 +60,7 @@ macro_rules! chapters {
 
 chapters! {
     Plateau = 1 {
-        alias: "plateau", title: "The plateau", label: "plateau", tasks: [Mws, PrefixSum], csv: "plateau-metrics.csv",
+        alias: "plateau", title: "The plateau", label: "plateau", tasks: [MWS, PREFIX_SUM], csv: "plateau-metrics.csv",
     },
     Init = 2 {
         alias: "init", title: "Small initialization", label: "init", tasks: [Anchors], csv: "plateau-anchors-metrics.csv",

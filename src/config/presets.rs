@@ -14,15 +14,15 @@ impl RunConfig {
     /// setting that still shows plateau, partial solution, repetition, collapse, APM rising and
     /// the drop well inside 300 steps; see `REPRODUCTION.md` for the measurement.
     pub fn preset(preset: Preset) -> RunConfig {
-        RunConfig::defaults(Task::Mws, preset)
+        RunConfig::defaults(Task::MWS, preset)
     }
 
     /// The defaults of `task` under `preset`: chapter 1 ([`RunConfig::preset`]), chapter 2
     /// ([`RunConfig::anchors`]), chapter 3 ([`RunConfig::syntax`]) or chapter 4 ([`RunConfig::lm`]).
     pub fn defaults(task: Task, preset: Preset) -> RunConfig {
         match task {
-            Task::Mws => RunConfig::chapter1(preset),
-            Task::PrefixSum => RunConfig { experiment: Task::PrefixSum, ..RunConfig::chapter1(preset) },
+            Task::MWS => RunConfig::chapter1(preset),
+            Task::PREFIX_SUM => RunConfig { experiment: Task::PREFIX_SUM, ..RunConfig::chapter1(preset) },
             Task::Anchors => RunConfig::anchors(preset),
             Task::Syntax => RunConfig::syntax(preset),
             Task::Lm => RunConfig::lm(preset),
@@ -32,7 +32,7 @@ impl RunConfig {
     /// Chapter 1's interactive preset; the other presets start from it. The chapter 2 and 3
     /// parameters (γ, model, weight decay, λ and its window) sit at neutral values.
     const NEUTRAL: RunConfig = RunConfig {
-        experiment: Task::Mws,
+        experiment: Task::MWS,
         preset: Preset::Interactive,
         seed: 0,
         steps: 400,

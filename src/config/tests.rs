@@ -99,7 +99,7 @@ fn queries_apply_leniently_with_notices() {
 
 #[test]
 fn urls_and_json_round_trip_every_chapter() {
-    for task in [Task::Mws, Task::PrefixSum, Task::Anchors, Task::Syntax] {
+    for task in [Task::MWS, Task::PREFIX_SUM, Task::Anchors, Task::Syntax] {
         for preset in [Preset::Interactive, Preset::Paper] {
             let mut cfg = RunConfig::defaults(task, preset);
             cfg.seed = 42;
@@ -224,7 +224,7 @@ fn an_edit_reads_like_a_link_with_one_value_changed() {
         "experiment",
         "prefix-sum",
     );
-    assert_eq!((m.experiment, m.plateau.c), (Task::PrefixSum, 2.5));
+    assert_eq!((m.experiment, m.plateau.c), (Task::PREFIX_SUM, 2.5));
     // A value that does not parse keeps the current one.
     let (x, notes) = edit(&cfg, "lr", "fast");
     assert_eq!((x.lr, notes.len()), (0.002, 1));
@@ -357,4 +357,40 @@ fn the_batch_and_the_shards_are_read_together_and_a_strict_set_never_breaks_thei
     // A version 3 link trained one shard: its batch stands, without a notice.
     let (cfg, notes) = read("v=3&experiment=anchors&batch=90");
     assert_eq!((cfg.batch, cfg.shards, notes.len()), (90, 1, 0), "{notes:?}");
+}
+
+/// Each chapter's section is flattened: a config's JSON is one object whose keys are exactly the
+/// schema's, each holding the value `get` reads, and it reads back to the same config; a
+/// chapter's knobs are listed as changing that chapter's runs alone.
+#[test]
+fn chapter_sections_flatten_into_one_object_of_the_schemas_keys() {
+    let schema: std::collections::BTreeSet<&str> = PARAMS.iter().map(|p| p.key).collect();
+    assert_eq!(schema.len(), PARAMS.len(), "every key once");
+    for task in Task::all() {
+        for preset in [Preset::Paper, Preset::Interactive] {
+            let cfg = RunConfig::defaults(task, preset);
+            let json = serde_json::to_value(&cfg).unwrap();
+            let obj = json.as_object().unwrap();
+            assert_eq!(obj.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(), schema);
+            for p in PARAMS.iter() {
+                let text = cfg.get(p.key).unwrap();
+                match &obj[p.key] {
+                    serde_json::Value::String(s) => assert_eq!(s, &text, "{}", p.key),
+                    v => assert_eq!(v.as_f64(), text.parse::<f64>().ok(), "{}", p.key),
+                }
+            }
+            assert_eq!(serde_json::from_value::<RunConfig>(json).unwrap(), cfg);
+        }
+    }
+    for p in PARAMS.iter() {
+        let own = match p.field {
+            Place::Run(_) => continue,
+            Place::Plateau(_) => chapters::ChapterId::Plateau,
+            Place::Anchors(_) => chapters::ChapterId::Init,
+            Place::Syntax(_) => chapters::ChapterId::Syntax,
+            Place::Lm(_) => chapters::ChapterId::Text,
+        };
+        assert_eq!(p.chapters, &[own.number()], "{}", p.key);
+    }
+    assert_eq!(spec("gamma").map(|p| p.chapters), Some(&[2u8][..]));
 }

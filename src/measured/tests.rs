@@ -16,14 +16,14 @@ const CSV: &str = "step,loss,output_loss,train_acc,test_acc,first_token_acc,repe
 
 #[test]
 fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
-    let mut c10 = cfg(Task::Mws, 0);
+    let mut c10 = cfg(Task::MWS, 0);
     c10.plateau.c = 10.0;
     let (file, skipped) = build(
         vec![
-            found(cfg(Task::Mws, 1), CSV),
-            found(cfg(Task::Mws, 0), CSV),
+            found(cfg(Task::MWS, 1), CSV),
+            found(cfg(Task::MWS, 0), CSV),
             found(c10, CSV),
-            found(cfg(Task::Mws, 0), "step\n0\n"),
+            found(cfg(Task::MWS, 0), "step\n0\n"),
         ],
         &[],
         "test",
@@ -46,13 +46,13 @@ fn runs_group_by_their_config_without_the_seed_and_keep_the_hero_columns() {
     assert!(!g.config.contains_key("seed"));
     assert_eq!((g.command.as_deref(), g.section.as_deref()), (None, None));
     // The page's config finds its group whatever its seed; another c finds the other.
-    assert_eq!(matching(&file, &cfg(Task::Mws, 7)).len(), 1);
-    assert_eq!(matching(&file, &cfg(Task::Mws, 7))[0].query, g.query);
-    let mut c5 = cfg(Task::Mws, 0);
+    assert_eq!(matching(&file, &cfg(Task::MWS, 7)).len(), 1);
+    assert_eq!(matching(&file, &cfg(Task::MWS, 7))[0].query, g.query);
+    let mut c5 = cfg(Task::MWS, 0);
     c5.plateau.c = 5.0;
     assert!(matching(&file, &c5).is_empty());
-    assert_eq!(group_key(&cfg(Task::Mws, 3)), group_key(&cfg(Task::Mws, 0)));
-    assert!(!group_key(&cfg(Task::Mws, 3)).contains("seed"));
+    assert_eq!(group_key(&cfg(Task::MWS, 3)), group_key(&cfg(Task::MWS, 0)));
+    assert!(!group_key(&cfg(Task::MWS, 3)).contains("seed"));
     // Written compactly (whole numbers without a fraction, NaN as null) and read back the same.
     let text = to_json(&file);
     assert!(text.contains("\"rows\":[[0,2.5,2.75,0.1,0.2],[25,1,null,0.5,1]]"), "{text}");
@@ -87,7 +87,7 @@ fn matching_compares_every_key_but_the_seed() {
     let mut paper = RunConfig::defaults(Task::Anchors, Preset::Paper);
     paper.anchors.gamma = 0.7;
     assert!(seeds(&paper).is_empty());
-    assert!(seeds(&cfg(Task::Mws, 0)).is_empty());
+    assert!(seeds(&cfg(Task::MWS, 0)).is_empty());
 }
 
 #[test]
@@ -159,17 +159,17 @@ fn sections_say_which_command_wrote_them_and_which_folders_they_read() {
 fn a_group_names_the_one_command_that_trains_it_or_none() {
     let s = sections(DOC);
     let name = |folder: &str, c: &RunConfig| command_for(&s, folder, c).map(|s| s.name.as_str());
-    let mws = cfg(Task::Mws, 0);
-    let mut paper = RunConfig::defaults(Task::Mws, Preset::Paper);
+    let mws = cfg(Task::MWS, 0);
+    let mut paper = RunConfig::defaults(Task::MWS, Preset::Paper);
     paper.plateau.c = 10.0;
     assert_eq!(name("results", &mws), Some("chapter1-interactive-mws"));
     assert_eq!(name("results", &paper), Some("chapter1-paper-mws"));
     assert_eq!(
-        name("results/seeds", &RunConfig::defaults(Task::Mws, Preset::Paper)),
+        name("results/seeds", &RunConfig::defaults(Task::MWS, Preset::Paper)),
         Some("chapter1-seed-distributions")
     );
     // A prefix-sum run is no run of the mws sweeps.
-    let prefix = cfg(Task::PrefixSum, 0);
+    let prefix = cfg(Task::PREFIX_SUM, 0);
     assert_eq!(name("results", &prefix), None);
     // Chapter 3's section trains the agreement grammar on 2 layers, not another grammar.
     let mut syntax = cfg(Task::Syntax, 0);
@@ -197,7 +197,7 @@ fn a_group_carries_its_command_without_the_flags_that_say_how_it_ran() {
     let csv = "step,loss,heldout_loss,uas_subject,offset_uas_subject,verb_loss\n0,1,2,0.5,0.25,3\n";
     let anchors_csv = "step,acc_inferential,acc_symmetric,train_acc,key_cos_d1,key_cos_d2,key_cos_d3_5,key_cos_d6_19,key_cos_d20plus\n\
                        0,0,1,0.5,0.1,0.1,0,0,0\n";
-    let paper = RunConfig::defaults(Task::Mws, Preset::Paper);
+    let paper = RunConfig::defaults(Task::MWS, Preset::Paper);
     let mut seed3 = paper.clone();
     seed3.seed = 3;
     let at = |source: &str, config: RunConfig, csv: &str| Found {
@@ -264,7 +264,7 @@ fn a_group_carries_its_command_without_the_flags_that_say_how_it_ran() {
 #[test]
 fn agreement_compares_the_hero_columns_at_common_steps() {
     let csv = "step,loss,output_loss,train_acc,test_acc,first_token_acc\n0,2.5,2.75,0,0.1,0.2\n25,1.0,0.5,0,0.5,1\n";
-    let (file, _) = build(vec![found(cfg(Task::Mws, 0), csv)], &[], "test", &[]);
+    let (file, _) = build(vec![found(cfg(Task::MWS, 0), csv)], &[], "test", &[]);
     let g = &file.groups[0];
     let row = |step: f64, loss: f64| {
         serde_json::from_value::<std::collections::BTreeMap<String, serde_json::Value>>(serde_json::json!({
@@ -299,13 +299,13 @@ fn agreement_compares_the_hero_columns_at_common_steps() {
 #[test]
 fn the_configurations_the_page_links_to_fill_the_budget_right_after_the_top_level() {
     let at = |source: &str, config: RunConfig| Found { source: source.into(), config, wall_s: None, csv: CSV.into() };
-    let mut linked = cfg(Task::Mws, 0);
+    let mut linked = cfg(Task::MWS, 0);
     linked.plateau.c = 10.0;
-    let mut other = cfg(Task::Mws, 0);
+    let mut other = cfg(Task::MWS, 0);
     other.plateau.c = 2.5;
     let (file, _) = build(
         vec![
-            at("results/seeds/paper-mws-c1", cfg(Task::Mws, 0)),
+            at("results/seeds/paper-mws-c1", cfg(Task::MWS, 0)),
             at("results/unlisted/c10", linked.clone()),
             at("results/paper-mws-c25", other),
         ],

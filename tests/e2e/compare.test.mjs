@@ -96,7 +96,7 @@ test('compare γ: version 1 links train one run at γ 0.8; a bad compare= value 
     assert.equal(await text(old.page, '#gamma-out'), '0.8', 'v=1 read with the defaults it was written against');
     assert.equal(await old.page.$eval('#compare-gamma', (el) => el.value), 'off');
     assert.equal(await hidden(old.page, '#compare-verdict'), true);
-    assert.match(old.page.url(), /[?&]v=4&.*gamma=0\.8.*shards=1.*compare=off/, 'rewritten as today\'s link to the same view (one shard, as version 1 trained)');
+    assert.match(old.page.url(), /[?&]v=4&.*shards=1.*gamma=0\.8.*compare=off/, 'rewritten as today\'s link to the same view (one shard, as version 1 trained)');
   });
   const bad = await openPage('bad', { query: '?experiment=anchors&backend=cpu&autoplay=0&compare=abc' });
   await bad.run(async () => {

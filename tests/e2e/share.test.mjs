@@ -249,9 +249,9 @@ test('pinning a run overlays it and states both runs', { timeout: TEST_TIMEOUT }
     await page.click('#reset');
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'training' || document.querySelector('#run-state').textContent === 'finished');
     await finished(page);
-    await waitFn(page, () => document.querySelector('#compare').textContent.includes('This run (steps=20&c=100'));
+    await waitFn(page, () => document.querySelector('#compare').textContent.includes('This run (steps=20&eval-every=4&c=100'));
     const sentence = await text(page, '#compare');
-    assert.match(sentence, /^Pinned run \(steps=20&eval-every=4\): (no drop yet|drop at step \d+) at step 20; test accuracy \d\.\d\d\. This run \(steps=20&c=100&eval-every=4\)/);
+    assert.match(sentence, /^Pinned run \(steps=20&eval-every=4\): (no drop yet|drop at step \d+) at step 20; test accuracy \d\.\d\d\. This run \(steps=20&eval-every=4&c=100\)/);
     assert.match(sentence, /drawn dashed grey/);
     assert.equal(await page.locator('#runs-body tr').count(), 1, 'the first run is in the runs table');
   });

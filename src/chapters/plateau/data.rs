@@ -19,23 +19,14 @@ pub const VOCAB: usize = 18;
 /// Outputs are taken modulo this.
 pub const MODULUS: i64 = 17;
 
-/// Chapter 1's own tasks: the `experiment` values `mws` and `prefix-sum` of the config's
-/// [`Task`], which names every chapter's task: the others are not chapter 1's ([`TryFrom`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SumTask {
-    /// Moving-window sum, the paper's main task.
-    MovingWindow,
-    /// Prefix sum.
-    Prefix,
-}
+pub use super::knobs::SumTask;
 
 impl TryFrom<Task> for SumTask {
     type Error = String;
     /// Chapter 1's task of `task`; an error naming it for another chapter's.
     fn try_from(task: Task) -> Result<SumTask, String> {
         match task {
-            Task::Mws => Ok(SumTask::MovingWindow),
-            Task::PrefixSum => Ok(SumTask::Prefix),
+            Task::Sum(t) => Ok(t),
             Task::Anchors | Task::Syntax | Task::Lm => Err(format!(
                 "{} is chapter {}'s task, not one of chapter 1's sums",
                 task.name(),
@@ -44,6 +35,7 @@ impl TryFrom<Task> for SumTask {
         }
     }
 }
+
 /// Inputs are drawn from `1..=MAX_INPUT`.
 pub const MAX_INPUT: i64 = 16;
 
@@ -173,8 +165,8 @@ mod tests {
 
     #[test]
     fn only_chapter_1s_tasks_are_sums() {
-        assert_eq!(SumTask::try_from(Task::Mws), Ok(SumTask::MovingWindow));
-        assert_eq!(SumTask::try_from(Task::PrefixSum), Ok(SumTask::Prefix));
+        assert_eq!(SumTask::try_from(Task::MWS), Ok(SumTask::MovingWindow));
+        assert_eq!(SumTask::try_from(Task::PREFIX_SUM), Ok(SumTask::Prefix));
         for other in [Task::Anchors, Task::Syntax, Task::Lm] {
             let e = SumTask::try_from(other).unwrap_err();
             assert!(e.contains(other.name()) && e.contains("not one of chapter 1's sums"), "{e}");

@@ -30,6 +30,26 @@ impl Attention {
     }
 }
 
+/// Chapter 1's own tasks: the `experiment` values `mws` and `prefix-sum` (the config's `Task`
+/// names every chapter's task; chapter 1's is `Task::Sum` of one of these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SumTask {
+    /// Moving-window sum, the paper's main task.
+    MovingWindow,
+    /// Prefix sum.
+    Prefix,
+}
+
+impl SumTask {
+    /// Its `experiment` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            SumTask::MovingWindow => "mws",
+            SumTask::Prefix => "prefix-sum",
+        }
+    }
+}
+
 /// Chapter 1's knobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -18,7 +18,7 @@ pub(super) fn cmd_parity_dump(args: &[String]) -> Result<ExitCode, CliError> {
     let out = flags.get("out").ok_or_else(|| CliError("parity-dump needs --out FILE.json".into()))?.to_string();
     output::check_writable(&out, "out")?;
     let mut cfg = flags.cfg.clone();
-    if !matches!(cfg.experiment, plateau::config::Task::Mws | plateau::config::Task::PrefixSum) {
+    if !matches!(cfg.experiment, plateau::config::Task::MWS | plateau::config::Task::PREFIX_SUM) {
         return Err(CliError("parity-dump runs chapter 1 (mws, prefix-sum) only".into()));
     }
     // The loss of every step is recorded (evaluation every step changes no training batch: each

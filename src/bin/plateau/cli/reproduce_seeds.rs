@@ -302,7 +302,7 @@ fn distribution(runs: &[SeedRun], f: fn(&SeedRun) -> Option<f64>) -> String {
 /// `plateau reproduce --against-transcription`.
 pub(super) fn reproduce_seeds(flags: &Flags, args: &[String]) -> Result<ExitCode, CliError> {
     let base = flags.cfg.clone();
-    if base.preset != Preset::Paper || base.experiment != plateau::config::Task::Mws {
+    if base.preset != Preset::Paper || base.experiment != plateau::config::Task::MWS {
         return Err(CliError("--against-transcription compares chapter 1's paper preset: add --preset paper".into()));
     }
     let seeds = plateau::seeds::parse_seeds_flag("seeds", flags.get("seeds").unwrap_or("0..9")).map_err(CliError)?;

@@ -66,7 +66,7 @@ pub fn plateau_section(
             String::new()
         },
         table(summaries),
-        comparison(summaries, base.preset == Preset::Paper && base.experiment == Task::Mws),
+        comparison(summaries, base.preset == Preset::Paper && base.experiment == Task::MWS),
     );
     if missing.is_empty() {
         body
