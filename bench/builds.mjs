@@ -14,7 +14,7 @@
 //    profiles:[{engine, profile}]}
 // `calls`: count the WebGPU calls of the timed steps (one chunk, as the page's worker runs them).
 // `pkg` names www/pkg-NAME ('': the page's WebGPU engine, www/pkg; scripts/bench-cpu.sh builds pkg-flex and pkg-names,
-// scripts/bench-fusion.sh pkg-fused). A case that takes longer than `timeout_s` (default 600) is
+// scripts/bench-fusion.sh pkg-unfused). A case that takes longer than `timeout_s` (default 600) is
 // reported as failed and its page closed. Progress goes to stderr.
 
 import { existsSync } from 'node:fs';

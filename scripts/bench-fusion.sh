@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The webgpu-fusion section of BENCHMARKS.md (issue 50 item 4): the page's WebGPU engine against
-# the same engine built with burn's kernel fusion (the `fusion` feature, www/pkg-fused, built with
-# its function names kept in its own target folder so the page's build stays as it is) on every
+# The webgpu-fusion section of BENCHMARKS.md (issue 50 item 4): the page's WebGPU engine, built
+# with burn's kernel fusion (the `fusion` feature, www/pkg), against the same engine without it
+# (the `wgpu` feature, www/pkg-unfused, built in its own target folder so the page's build stays
+# as it is) on every
 # interactive preset in headless Chromium, WebGPU calls per step counted (`plateau bench --suite
 # fusion`, src/bin/plateau/bench/fusion.rs, bench/builds.mjs). Nothing else may use the CPU
 # meanwhile.
@@ -14,8 +15,8 @@ bash scripts/build-web.sh
 (
   source scripts/web-profile.sh
   export CARGO_PROFILE_RELEASE_STRIP=none CARGO_TARGET_DIR=target/wasm-names
-  cargo build --release --target wasm32-unknown-unknown --lib --features fusion
-  wasm-bindgen --target web --no-typescript --out-dir www/pkg-fused \
+  cargo build --release --target wasm32-unknown-unknown --lib --features wgpu
+  wasm-bindgen --target web --no-typescript --out-dir www/pkg-unfused \
     target/wasm-names/wasm32-unknown-unknown/release/plateau.wasm
 )
 cargo build --release --quiet --bin plateau

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the page: compile the library to wasm three times and generate the JS bindings and their
 # TypeScript declarations (plateau.d.ts, which scripts/typecheck.sh checks the page against):
-# www/pkg, the WebGPU engine (the `wgpu` feature: WebGPU and the CPU backend), and www/pkg-cpu,
+# www/pkg, the WebGPU engine (the `fusion` feature: WebGPU with burn's kernel fusion, and the CPU
+# backend), and www/pkg-cpu,
 # the CPU engine (no WebGPU, the smaller download), of which the training worker fetches the one
 # its backend choice needs; and www/pkg-view, the crate without its `engine` feature (config
 # codec, backend choice, summaries, CSV, charts), which the page's main thread loads, so that it
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 source scripts/web-profile.sh
 
-cargo build --release --target wasm32-unknown-unknown --lib --features wgpu
+cargo build --release --target wasm32-unknown-unknown --lib --features fusion
 wasm-bindgen --target web --out-dir www/pkg \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/plateau.wasm"
 cargo build --release --target wasm32-unknown-unknown --lib

@@ -121,8 +121,9 @@ wait_lanes "$NATIVE" "$WEB"
 # (`cargo build --tests`), so the native-only test files are compiled out on wasm32 and the
 # library's harness is not a default test target (Cargo.toml); each was a fat-LTO build of the
 # whole engine that ran nothing in the browser. The doc examples run natively too: compiled for
-# wasm with fat LTO each took minutes and over 5 GB of memory. `--features wgpu`: the WebGPU
-# engine's build (www/pkg), whose WebGPU path the browser tests check on SwiftShader.
+# wasm with fat LTO each took minutes and over 5 GB of memory. `--features fusion`: the WebGPU
+# engine's build (www/pkg, WebGPU with kernel fusion), whose WebGPU path the browser tests check on
+# SwiftShader.
 source scripts/web-profile.sh
 browser_lane() {
   stage browser-tests env \
@@ -130,7 +131,7 @@ browser_lane() {
     CHROMEDRIVER=/usr/bin/chromedriver \
     WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json" \
     wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver \
-    --release --mode no-install -- --features wgpu --test web -- --nocapture
+    --release --mode no-install -- --features fusion --test web -- --nocapture
 }
 lane browser browser_lane
 BROWSER=$LANE_PID

@@ -1,5 +1,6 @@
-//! `plateau bench --suite fusion` (issue 50 item 4): the page's WebGPU engine (`www/pkg`) against
-//! the same engine built with burn's kernel fusion (`www/pkg-fused`, the `fusion` feature) on
+//! `plateau bench --suite fusion` (issue 50 item 4): the page's WebGPU engine, built with burn's
+//! kernel fusion (`www/pkg`, the `fusion` feature), against the same engine without it
+//! (`www/pkg-unfused`, the `wgpu` feature) on
 //! every interactive preset in headless Chromium (`bench/builds.mjs`), with the WebGPU calls of a
 //! step counted (compute dispatches, queue submissions, buffer maps: exact on any adapter,
 //! SwiftShader's included, since they are the engine's calls, not the GPU's work). It forms the
@@ -12,7 +13,7 @@ use super::{BuildStep, BuildsBrowser, Case};
 pub const FUSION_SECTION: &str = "webgpu-fusion";
 
 /// The two engines, in table order: (name in the tables, `www/pkg-NAME`; "" is `www/pkg`).
-pub const FUSION_ENGINES: [(&str, &str); 2] = [("unfused", ""), ("fused", "fused")];
+pub const FUSION_ENGINES: [(&str, &str); 2] = [("unfused", "unfused"), ("fused", "")];
 
 /// Issue 50's target for chapter 1's interactive preset with fusion: dispatches per step.
 pub const FUSION_TARGET_DISPATCHES: f64 = 150.0;
@@ -64,8 +65,8 @@ fn dispatch_ratio(b: &BuildsBrowser, case: &str) -> Option<f64> {
 pub fn fusion_section(command: &str, date: &str, cases: &[Case], r: &Result<BuildsBrowser, String>) -> String {
     let mut o = format!(
         "## WebGPU: kernel fusion\n\n\
-         Written by `{command}` on {date}. The page's WebGPU engine (`www/pkg`) against the same engine built with \
-         burn's kernel fusion (`www/pkg-fused`, the `fusion` feature) on the interactive preset of every chapter in \
+         Written by `{command}` on {date}. The page's WebGPU engine, built with burn's kernel fusion (`www/pkg`, \
+         the `fusion` feature), against the same engine without it (`www/pkg-unfused`) on the interactive preset of every chapter in \
          headless Chromium{}: ms per training step (after 2 untimed steps; evaluation off) and the WebGPU calls per \
          step (compute dispatches, queue submissions, buffer maps), counted by wrapping the WebGPU API. The counts \
          are the engine's calls and so are exact on any adapter; a software adapter's times are not a GPU's.\n\n",
@@ -110,21 +111,21 @@ pub fn fusion_section(command: &str, date: &str, cases: &[Case], r: &Result<Buil
     let cut = cases.iter().filter(|c| dispatch_ratio(b, c.name).is_some_and(|r| r < 1.0)).count();
     o.push_str(&if !failed.is_empty() {
         format!(
-            "\nThe fused engine did not train {} of {} cases ({}), so fusion stays off in the page's WebGPU engine.\n",
+            "\nThe fused engine did not train {} of {} cases ({}), so fusion does not qualify for the page's WebGPU engine (built with it: build it without).\n",
             failed.len(),
             cases.len(),
             failed.join(", ")
         )
     } else if cut < cases.len() {
         format!(
-            "\nThe fused engine trained every case but cut the dispatches of only {cut} of {}, so fusion stays off in \
-             the page's WebGPU engine.\n",
+            "\nThe fused engine trained every case but cut the dispatches of only {cut} of {}, so fusion does not \
+             qualify for the page's WebGPU engine (built with it: build it without).\n",
             cases.len()
         )
     } else {
         format!(
             "\nThe fused engine trained every case and cut the dispatches of all {}: fusion qualifies for the page's \
-             WebGPU engine.\n",
+             WebGPU engine, which is built with it.\n",
             cases.len()
         )
     });

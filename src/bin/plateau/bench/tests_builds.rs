@@ -82,7 +82,11 @@ fn fusion_suite_counts_target_and_decision() {
     );
     let spec = fusion_spec(&cases, 300);
     assert!(spec["engines"].as_array().unwrap().iter().all(|e| e["backend"] == "webgpu" && e["calls"] == true));
-    assert_eq!(spec["engines"][1]["pkg"], "fused");
+    assert_eq!(
+        (&spec["engines"][0]["pkg"], &spec["engines"][1]["pkg"]),
+        (&"unfused".into(), &"".into()),
+        "the page's engine is the fused one"
+    );
     let ran = |name: &str, engine: &str, ms: f64, d: f64| BuildStep {
         name: name.into(),
         engine: engine.into(),
@@ -107,12 +111,12 @@ fn fusion_suite_counts_target_and_decision() {
     assert!(s.contains("| ch1 interactive | 100 | 500 | 2 | 0 | 80 | 120 | 2 | 0 | **0.24** |"), "{s}");
     assert!(s.contains("interactive preset with fusion: 120, met."), "{s}");
     assert!(s.contains("cut the dispatches of all 4: fusion qualifies"), "{s}");
-    // The fused engine stuck on chapter 1: no target figure, fusion stays off.
+    // The fused engine stuck on chapter 1: no target figure, fusion does not qualify.
     let mut stuck = b;
     stuck.steps[1] =
         BuildStep { ms: None, dispatches: None, error: Some("no answer in 300 s".into()), ..stuck.steps[1].clone() };
     let s = fusion_section("x", "y", &cases, &Ok(stuck));
     assert!(s.contains("| ch1 interactive | 100 | 500 | 2 | 0 | — (no answer in 300 s) | — | — | — | — |"), "{s}");
     assert!(s.contains("not measured (the fused engine did not train it)"), "{s}");
-    assert!(s.contains("did not train 1 of 4 cases (ch1 interactive), so fusion stays off"), "{s}");
+    assert!(s.contains("did not train 1 of 4 cases (ch1 interactive), so fusion does not qualify"), "{s}");
 }

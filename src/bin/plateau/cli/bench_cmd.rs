@@ -505,7 +505,7 @@ fn cpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
 
 /// `plateau bench --suite fusion [--browser CMD|none] [--write FILE]` (see `bench::fusion`): the
 /// page's WebGPU engine against the same engine with kernel fusion, every interactive preset in
-/// headless Chromium, WebGPU calls counted (scripts/bench-fusion.sh builds `www/pkg-fused`).
+/// headless Chromium, WebGPU calls counted (scripts/bench-fusion.sh builds `www/pkg-unfused`).
 fn fusion_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     use crate::bench;
     let cases = bench::fusion_cases();
