@@ -4,10 +4,11 @@
 # (the `wgpu` feature, www/pkg-unfused, built in its own target folder so the page's build stays
 # as it is) on every
 # interactive preset in headless Chromium, WebGPU calls per step counted (`plateau bench --suite
-# fusion`, src/bin/plateau/bench/fusion.rs, bench/builds.mjs). Nothing else may use the CPU
-# meanwhile.
+# fusion`, src/bin/plateau/bench/fusion.rs, bench/builds.mjs), and natively on wgpu's default
+# adapter (Mesa's llvmpipe without a GPU) the same cases in `plateau` built with the `wgpu`
+# feature and with `fusion` (both in target/native-wgpu). Nothing else may use the CPU meanwhile.
 #
-#   scripts/bench-fusion.sh          (after scripts/setup.sh; ≈ 30 min cold, then ≈ 10 min)
+#   scripts/bench-fusion.sh          (after scripts/setup.sh; ≈ 60 min cold, then ≈ 15 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -19,5 +20,11 @@ bash scripts/build-web.sh
   wasm-bindgen --target web --no-typescript --out-dir www/pkg-unfused \
     target/wasm-names/wasm32-unknown-unknown/release/plateau.wasm
 )
-cargo build --release --quiet --bin plateau
-"${CARGO_TARGET_DIR:-target}/release/plateau" bench --suite fusion --write BENCHMARKS.md
+# The two native builds share one target folder (only burn's crates and plateau differ).
+NATIVE=target/native-wgpu
+for f in wgpu fusion; do
+  CARGO_TARGET_DIR=$NATIVE cargo build --release --quiet --bin plateau --features "$f"
+  cp "$NATIVE/release/plateau" "$NATIVE/plateau-$f"
+done
+"$NATIVE/plateau-fusion" bench --suite fusion --native-unfused "$NATIVE/plateau-wgpu" \
+  --native-fused "$NATIVE/plateau-fusion" --write BENCHMARKS.md

@@ -5,9 +5,11 @@
 //! step counted (compute dispatches, queue submissions, buffer maps: exact on any adapter,
 //! SwiftShader's included, since they are the engine's calls, not the GPU's work). It forms the
 //! `webgpu-fusion` section of `BENCHMARKS.md` (kept when the full bench rewrites the rest), with
-//! the decision the figures imply.
+//! the decision the figures imply. Natively the same cases train on wgpu's default adapter (on a
+//! machine without a GPU, Mesa's llvmpipe) in `plateau` built without fusion and with it, each a
+//! child process ([`time_native_build`]): steps per second side by side.
 
-use super::{BuildStep, BuildsBrowser, Case};
+use super::{BuildStep, BuildsBrowser, Case, JsonTiming};
 
 /// The section's name in `BENCHMARKS.md`.
 pub const FUSION_SECTION: &str = "webgpu-fusion";
@@ -37,6 +39,25 @@ pub fn fusion_spec(cases: &[Case], timeout_s: u64) -> serde_json::Value {
     serde_json::json!({"cases": cases, "engines": engines, "profile": null, "timeout_s": timeout_s})
 }
 
+/// The native half of the suite: the adapter the builds train on, and per case the ms/step of
+/// the build without fusion and of the build with it (in [`FUSION_ENGINES`] order), or why not.
+#[derive(Clone, Debug)]
+pub struct FusionNative {
+    /// The adapters wgpu finds, in words (`name (api, kind)`), as this process finds them.
+    pub adapter: String,
+    /// Case name and the two builds' ms/step.
+    pub rows: Vec<(String, [Result<f64, String>; 2])>,
+}
+
+/// Milliseconds per step of `case` natively on wgpu in `exe`, a `plateau` built with the `wgpu`
+/// or the `fusion` feature: `exe bench --json --backends wgpu` as a child process, timing the
+/// quick suite's steps of the case after its untimed ones.
+pub fn time_native_build(exe: &str, case: &Case) -> Result<f64, String> {
+    let rows: Vec<JsonTiming> = super::run_json_env(exe, &super::json_args(case, "wgpu", false), &[])?;
+    let row = rows.into_iter().next().ok_or_else(|| format!("{exe} printed no timing"))?;
+    row.ms.ok_or_else(|| row.error.unwrap_or_else(|| "no figure".into()))
+}
+
 fn step<'a>(b: &'a BuildsBrowser, case: &str, engine: &str) -> Option<&'a BuildStep> {
     b.steps.iter().find(|s| s.name == case && s.engine == engine)
 }
@@ -62,7 +83,13 @@ fn dispatch_ratio(b: &BuildsBrowser, case: &str) -> Option<f64> {
 /// The section: the command, the browser and adapter, the table of both engines side by side,
 /// the target for chapter 1, and the decision: fusion goes into the page's WebGPU engine only if
 /// the fused engine trains every case and cuts the dispatches of every case.
-pub fn fusion_section(command: &str, date: &str, cases: &[Case], r: &Result<BuildsBrowser, String>) -> String {
+pub fn fusion_section(
+    command: &str,
+    date: &str,
+    cases: &[Case],
+    r: &Result<BuildsBrowser, String>,
+    native: &Result<FusionNative, String>,
+) -> String {
     let mut o = format!(
         "## WebGPU: kernel fusion\n\n\
          Written by `{command}` on {date}. The page's WebGPU engine, built with burn's kernel fusion (`www/pkg`, \
@@ -78,6 +105,7 @@ pub fn fusion_section(command: &str, date: &str, cases: &[Case], r: &Result<Buil
     let b = match r {
         Err(e) => {
             o.push_str(&format!("Not measured: {e}\n"));
+            o.push_str(&native_table(native));
             return o;
         }
         Ok(b) => b,
@@ -129,5 +157,35 @@ pub fn fusion_section(command: &str, date: &str, cases: &[Case], r: &Result<Buil
             cases.len()
         )
     });
+    o.push_str(&native_table(native));
+    o
+}
+
+/// The native half: the two builds' ms/step and steps/s per case, and their ratio.
+fn native_table(native: &Result<FusionNative, String>) -> String {
+    let [(un, _), (fu, _)] = FUSION_ENGINES;
+    let n = match native {
+        Err(e) => return format!("\nNatively (wgpu): not measured: {e}.\n"),
+        Ok(n) => n,
+    };
+    let mut o = format!(
+        "\nNatively on wgpu's default adapter (found: {}): the same cases in `plateau` built without fusion (the `wgpu` \
+         feature) and with it (the `fusion` feature), each build a child process timing the quick suite's steps \
+         after {} untimed ones (`plateau bench --json --backends wgpu`).\n\n\
+         | case | {un}: ms/step | steps/s | {fu}: ms/step | steps/s | {fu} ÷ {un} steps/s |\n|---|---|---|---|---|---|\n",
+        n.adapter,
+        super::WARMUP
+    );
+    let cell = |m: &Result<f64, String>| match m {
+        Ok(ms) => format!("{ms:.0} | {:.2}", 1000.0 / ms),
+        Err(e) => format!("— ({e}) | —"),
+    };
+    for (case, [u, f]) in &n.rows {
+        let ratio = match (u, f) {
+            (Ok(u), Ok(f)) => format!("**{:.2}**", u / f),
+            _ => "—".into(),
+        };
+        o.push_str(&format!("| {case} | {} | {} | {ratio} |\n", cell(u), cell(f)));
+    }
     o
 }

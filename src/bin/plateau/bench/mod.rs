@@ -197,7 +197,15 @@ pub fn time_native_one_thread(case: &Case, backends: &str, full: bool) -> Result
     if exe.contains(char::is_whitespace) {
         return Err(format!("executable path {exe:?} contains whitespace"));
     }
-    let args: Vec<String> = [
+    let args = json_args(case, backends, full);
+    let rows: Vec<JsonTiming> = run_json_env(exe, &args, &ONE_THREAD_ENV)?;
+    Ok(rows.into_iter().map(JsonTiming::into_timing).collect())
+}
+
+/// The arguments of `plateau bench --json`: the native timings of `case` on `backends` alone, as
+/// JSON, with the quick or the `full` suite's steps.
+pub fn json_args(case: &Case, backends: &str, full: bool) -> Vec<String> {
+    [
         "bench",
         "--suite",
         if full { "full" } else { "quick" },
@@ -217,9 +225,7 @@ pub fn time_native_one_thread(case: &Case, backends: &str, full: bool) -> Result
     ]
     .iter()
     .map(|a| a.to_string())
-    .collect();
-    let rows: Vec<JsonTiming> = run_json_env(exe, &args, &ONE_THREAD_ENV)?;
-    Ok(rows.into_iter().map(JsonTiming::into_timing).collect())
+    .collect()
 }
 
 /// The PyTorch reference's result for one case.

@@ -107,16 +107,28 @@ fn fusion_suite_counts_target_and_decision() {
         steps,
         profiles: vec![],
     };
-    let s = fusion_section("plateau bench --suite fusion", "2026-12-07", &cases, &Ok(b.clone()));
+    let native = FusionNative {
+        adapter: "llvmpipe (Gl, Cpu)".into(),
+        rows: cases.iter().map(|c| (c.name.to_string(), [Ok(250.0), Ok(200.0)])).collect(),
+    };
+    let s = fusion_section("plateau bench --suite fusion", "2026-12-07", &cases, &Ok(b.clone()), &Ok(native.clone()));
     assert!(s.contains("| ch1 interactive | 100 | 500 | 2 | 0 | 80 | 120 | 2 | 0 | **0.24** |"), "{s}");
+    // Natively: 250 and 200 ms/step are 4 and 5 steps/s, the fused build 1.25× as many.
+    assert!(s.contains("default adapter (found: llvmpipe (Gl, Cpu))"), "{s}");
+    assert!(s.contains("| ch2 interactive | 250 | 4.00 | 200 | 5.00 | **1.25** |"), "{s}");
     assert!(s.contains("interactive preset with fusion: 120, met."), "{s}");
     assert!(s.contains("cut the dispatches of all 4: fusion qualifies"), "{s}");
     // The fused engine stuck on chapter 1: no target figure, fusion does not qualify.
     let mut stuck = b;
     stuck.steps[1] =
         BuildStep { ms: None, dispatches: None, error: Some("no answer in 300 s".into()), ..stuck.steps[1].clone() };
-    let s = fusion_section("x", "y", &cases, &Ok(stuck));
+    let mut failed = native;
+    failed.rows[0].1[1] = Err("no adapter".into());
+    let s = fusion_section("x", "y", &cases, &Ok(stuck), &Ok(failed));
+    assert!(s.contains("| ch1 interactive | 250 | 4.00 | — (no adapter) | — | — |"), "{s}");
     assert!(s.contains("| ch1 interactive | 100 | 500 | 2 | 0 | — (no answer in 300 s) | — | — | — | — |"), "{s}");
     assert!(s.contains("not measured (the fused engine did not train it)"), "{s}");
     assert!(s.contains("did not train 1 of 4 cases (ch1 interactive), so fusion does not qualify"), "{s}");
+    let s = fusion_section("x", "y", &cases, &Err("node failed".into()), &Err("not run".into()));
+    assert!(s.contains("Not measured: node failed") && s.contains("Natively (wgpu): not measured: not run."), "{s}");
 }

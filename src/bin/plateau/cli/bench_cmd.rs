@@ -27,6 +27,8 @@ pub(super) fn cmd_bench(args: &[String]) -> Result<ExitCode, CliError> {
             "probe",
             "torch-second",
             "page",
+            "native-unfused",
+            "native-fused",
         ],
     )?;
     // `--write FILE` (BENCHMARKS.md: a section is kept, the rest rewritten) is checked before
@@ -503,9 +505,11 @@ fn cpu_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     write_suite_section(flags, bench::CPU_SECTION, &body)
 }
 
-/// `plateau bench --suite fusion [--browser CMD|none] [--write FILE]` (see `bench::fusion`): the
-/// page's WebGPU engine against the same engine with kernel fusion, every interactive preset in
-/// headless Chromium, WebGPU calls counted (scripts/bench-fusion.sh builds `www/pkg-unfused`).
+/// `plateau bench --suite fusion [--browser CMD|none] [--native-unfused EXE --native-fused EXE]
+/// [--write FILE]` (see `bench::fusion`): the page's WebGPU engine against the same engine without
+/// kernel fusion, every interactive preset in headless Chromium, WebGPU calls counted, and natively
+/// on wgpu the same cases in a `plateau` built without fusion and one built with it
+/// (scripts/bench-fusion.sh builds `www/pkg-unfused` and both native builds).
 fn fusion_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
     use crate::bench;
     let cases = bench::fusion_cases();
@@ -516,7 +520,28 @@ fn fusion_suite(args: &[String], flags: &Flags) -> Result<ExitCode, CliError> {
         eprintln!("bench: every interactive preset on WebGPU with and without fusion in the browser");
         bench::run_json::<bench::BuildsBrowser>(browser, &[bench::fusion_spec(&cases, 300).to_string()])
     };
-    let body = bench::fusion_section(&format!("plateau bench {}", args.join(" ")), &today(), &cases, &r);
+    let exes = [flags.get("native-unfused").unwrap_or("none"), flags.get("native-fused").unwrap_or("none")];
+    let native = if exes.contains(&"none") {
+        Err("not run: --native-unfused and --native-fused name the two builds".to_string())
+    } else {
+        let rows = cases
+            .iter()
+            .map(|c| {
+                let t = exes.map(|exe| {
+                    eprintln!("bench: {} — natively on wgpu in {exe}", c.name);
+                    bench::time_native_build(exe, c)
+                });
+                (c.name.to_string(), t)
+            })
+            .collect();
+        let adapter = if backend::WGPU_BUILT {
+            bench::adapter_list(&backend::adapters())
+        } else {
+            "the default one (this build has no wgpu to name it)".into()
+        };
+        Ok(bench::FusionNative { adapter, rows })
+    };
+    let body = bench::fusion_section(&format!("plateau bench {}", args.join(" ")), &today(), &cases, &r, &native);
     print!("{body}");
     write_suite_section(flags, bench::FUSION_SECTION, &body)
 }
