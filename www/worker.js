@@ -181,12 +181,21 @@ async function start(msg) {
   hostCopies = { count: 0, ms: 0 };
   const choice = await choose(msg.backend || '');
   forgetChoice(msg.backend || ''); // a later run probes the adapter again, as it may have changed
-  await useEngine(choice.engine);
+  // While the WebGPU engine is missing (scripts/serve.sh serves before it is built) or fails to
+  // load, the run trains on the CPU engine and says so; the next run tries www/pkg again.
+  let missing = '';
+  try {
+    await useEngine(choice.engine);
+  } catch (err) {
+    if (choice.engine !== 'webgpu') throw err;
+    missing = `The WebGPU engine is not here yet (www/pkg is still being built, or failed to load), so this run trains on the CPU; Reset uses WebGPU once it is there. (${errText(err)})`;
+    await useEngine('cpu');
+  }
   if (msg.config.experiment === 'lm') await loadCorpus(E);
-  let backend = choice.backend;
-  let reason = msg.reason || choice.reason;
+  let backend = missing ? 'cpu' : choice.backend;
+  let reason = missing || msg.reason || choice.reason;
   let raced = null;
-  if (choice.race && !msg.reason) {
+  if (choice.race && !msg.reason && !missing) {
     const key = E.costKey(msg.config);
     let verdict = races.get(key);
     const cached = !!verdict;
