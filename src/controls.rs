@@ -38,6 +38,10 @@ pub enum Widget {
         snap: Option<f64>,
         /// The text shown for the snapped value (e.g. "1 (off)").
         snap_label: &'static str,
+        /// What the slider's two ends do, shown under its left and right ends (`("", "")`: no
+        /// labels); a slider whose middle is a neutral value says which side is which (λ:
+        /// "← encourage the head", "discourage it →").
+        sides: (&'static str, &'static str),
     },
     /// A number box over the key's range.
     Number,
@@ -72,7 +76,7 @@ pub const CONTROLS: &[(&str, Control)] = &[
             }),
     ("d-model", Control {
                 label: "Width",
-                help: "The residual stream's width (the MLP stays at its preset's size). Wider models start with more similar hidden states.",
+                help: "The model's width (the MLP keeps its preset's size). Wider models start with hidden states more alike.",
                 chapters: &[4],
                 widget: Widget::Select {
                     options: &[("64", "64 (interactive)"), ("128", "128"), ("256", "256 (slower)"), ("512", "512 (much slower)")],
@@ -86,9 +90,9 @@ pub const CONTROLS: &[(&str, Control)] = &[
             }),
     ("c", Control {
                 label: "Attention mask c",
-                help: "Multiplies the attention on the entries the solution needs (Ω): >1 pushes attention toward them, <1 away, 1 = off.",
+                help: "Scales the attention on the inputs each answer needs: above 1 steers attention to them, below 1 away, 1 is off.",
                 chapters: &[1],
-                widget: Widget::Slider { step: 0.01, digits: 3, snap: Some(1.0), snap_label: "1 (off)" },
+                widget: Widget::Slider { step: 0.01, digits: 3, snap: Some(1.0), snap_label: "1 (off)", sides: ("← away from them", "toward them →") },
             }),
     ("c-from", Control {
                 label: "Mask from step",
@@ -100,13 +104,13 @@ pub const CONTROLS: &[(&str, Control)] = &[
                 label: "Learning rate",
                 help: "Adam/AdamW step size (log scale).",
                 chapters: &[],
-                widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
+                widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "", sides: ("", "") },
             }),
     ("gamma", Control {
                 label: "Init scale γ",
-                help: "Weights start as N(0, (d_in^−γ)²): larger γ = smaller init.",
+                help: "How small the starting weights are: larger γ, smaller weights (their spread is width^−γ).",
                 chapters: &[2],
-                widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "" },
+                widget: Widget::Slider { step: 0.05, digits: 2, snap: None, snap_label: "", sides: ("← larger weights", "smaller weights →") },
             }),
     ("model", Control {
                 label: "Model",
@@ -146,14 +150,14 @@ pub const CONTROLS: &[(&str, Control)] = &[
             }),
     ("lambda", Control {
                 label: "Regularizer λ",
-                help: "Loss + λ × attention on the gold arcs: >0 suppresses syntactic attention, <0 promotes it.",
+                help: "Adds λ × (attention from each verb to its subject) to the loss: above 0 discourages that head, below 0 encourages it.",
                 chapters: &[3],
-                widget: Widget::Slider { step: 0.005, digits: 3, snap: None, snap_label: "" },
+                widget: Widget::Slider { step: 0.005, digits: 3, snap: None, snap_label: "", sides: ("← promote the head", "suppress it →") },
             }),
-    ("lambda-from", Control { label: "λ from step", help: "λ acts from this step…", chapters: &[3], widget: Widget::Number }),
+    ("lambda-from", Control { label: "λ from step", help: "λ acts from this step on.", chapters: &[3], widget: Widget::Number }),
     ("lambda-until", Control {
                 label: "λ until step",
-                help: "…and stops here (e.g. 300 for a brief early suppression).",
+                help: "λ stops at this step (300, say, for a brief early suppression).",
                 chapters: &[3],
                 widget: Widget::Number,
             }),

@@ -165,8 +165,84 @@ pub fn rows(widths: &[f64], gap: f64, width: f64) -> Vec<(usize, f64)> {
         .collect()
 }
 
+/// A y tick's label: whole numbers from 10 up. On a linear axis as many decimals as its `span`
+/// (in axis units) needs (a span of 0.1 gets two). On a log axis (`y` > 0 always) two
+/// significant digits with trailing zeros dropped, so that a small tick never reads as "0.00"
+/// (0.004 is "0.004", 0.25 is "0.25", 1.5 is "1.5", 2 is "2").
+pub fn tick_label(y: f64, y_log: bool, span: f64) -> String {
+    if y.abs() >= 10.0 {
+        return format!("{y:.0}");
+    }
+    if y_log {
+        let digits = if y > 0.0 { (1.0 - y.log10().floor()).max(0.0) as usize } else { 2 };
+        let text = format!("{y:.digits$}");
+        return if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+    }
+    let digits = if span >= 0.5 {
+        1
+    } else if span >= 0.05 {
+        2
+    } else {
+        3
+    };
+    format!("{y:.digits$}")
+}
+
+/// A legend swatch's look, as its line is drawn: a measured run faint (pale, thin), a baseline
+/// dashed, the live run solid and thick; a faint dashed line is both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swatch {
+    /// Drawn pale (40 % opacity) and 1 px wide.
+    pub faint: bool,
+    /// Drawn in dashes.
+    pub dashed: bool,
+}
+
+impl Swatch {
+    /// The swatch's stroke: (opacity, width in px at scale 1, dash segments over its 16 px as
+    /// (start, end) pairs in px).
+    pub fn stroke(self) -> (f64, f64, Vec<(f64, f64)>) {
+        let opacity = if self.faint { 0.4 } else { 1.0 };
+        let width = if self.faint || self.dashed { 1.5 } else { 3.0 };
+        let dashes = if self.dashed { vec![(0.0, 5.0), (9.0, 14.0)] } else { vec![(0.0, 16.0)] };
+        (opacity, width, dashes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn log_ticks_never_read_zero() {
+        assert_eq!(tick_label(0.004, true, 3.0), "0.004");
+        assert_eq!(tick_label(0.0123, true, 3.0), "0.012");
+        assert_eq!(tick_label(0.25, true, 3.0), "0.25");
+        assert_eq!(tick_label(1.5, true, 3.0), "1.5");
+        assert_eq!(tick_label(2.0, true, 3.0), "2");
+        assert_eq!(tick_label(25.4, true, 3.0), "25");
+        // Linear axes keep the span's decimals, 0 included.
+        assert_eq!(tick_label(0.0, false, 1.0), "0.0");
+        assert_eq!(tick_label(0.25, false, 0.1), "0.25");
+        assert_eq!(tick_label(0.125, false, 0.01), "0.125");
+    }
+
+    #[test]
+    fn swatches_are_drawn_as_their_lines() {
+        let live = Swatch { faint: false, dashed: false }.stroke();
+        let measured = Swatch { faint: true, dashed: false }.stroke();
+        let baseline = Swatch { faint: false, dashed: true }.stroke();
+        let faint_dashed = Swatch { faint: true, dashed: true }.stroke();
+        assert_eq!(live, (1.0, 3.0, vec![(0.0, 16.0)]));
+        assert_eq!(measured, (0.4, 1.5, vec![(0.0, 16.0)]));
+        assert_eq!(baseline, (1.0, 1.5, vec![(0.0, 5.0), (9.0, 14.0)]));
+        assert_eq!(faint_dashed, (0.4, 1.5, vec![(0.0, 5.0), (9.0, 14.0)]));
+        // No two of the four look alike.
+        let all = [live, measured, baseline, faint_dashed];
+        for a in 0..4 {
+            for b in a + 1..4 {
+                assert_ne!(all[a], all[b]);
+            }
+        }
+    }
     use super::*;
 
     fn unit() -> Rect {

@@ -96,18 +96,6 @@ function placeKeyControls() {
       }
     }
   }
-  // The hero's notes, clamped to two lines on a phone, open on a tap.
-  for (const note of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.hero-note, .hero .verdict'))) {
-    note.addEventListener('click', () => note.classList.toggle('open'));
-  }
-  for (const help of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.control .help'))) {
-    help.classList.add('clamped');
-    help.tabIndex = 0;
-    help.title = 'Show the whole explanation';
-    const open = () => help.classList.toggle('clamped');
-    help.addEventListener('click', open);
-    help.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
-  }
 }
 
 // ---- boot ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { drawLines, drawHeatmap, seriesSummary, configQuery, runHeadline } from 
 import { $, C, canvasById, errText, notice, reducedMotion, setHidden } from './dom.js';
 import { currentSnap, fitSize, say } from './draw.js';
 import { drawBand } from './seeds.js';
+import { noteExpected } from './hero.js';
 import { chapter, chapterOf, runConfig, state } from './state.js';
 
 /** The chapters' page modules in page order, each with its number from the engine's chapter list
@@ -82,6 +83,7 @@ export function drawStatus() {
   const ms = state.runMs + (state.runSince !== null ? now - state.runSince : 0);
   say('elapsed', (ms / 1000).toFixed(1));
   say('rate', state.rate.value === null ? '–' : state.rate.value.toFixed(1));
+  noteExpected();
 }
 
 /** The comparison sentence: the pinned run's key numbers against the run on screen's. */

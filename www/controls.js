@@ -11,7 +11,7 @@ import { syncUrl } from './pageflags.js';
 import { chapterOf, send, state } from './state.js';
 
 /**
- * @typedef {{type: 'slider', step: number, digits: number, snap: number | null, snap_label: string}
+ * @typedef {{type: 'slider', step: number, digits: number, snap: number | null, snap_label: string, sides: [string, string]}
  *   | {type: 'number'}
  *   | {type: 'select', options: [string, string][]}} Widget
  * @typedef {{label: string, help: string, chapters: number[], widget: Widget}} Control
@@ -119,7 +119,17 @@ export function buildControls(schema, container, before) {
     help.id = `${p.key}-help`;
     help.className = 'help';
     help.textContent = `${c.help} ${p.live ? 'Applies live.' : 'Applies at reset.'}`;
-    box.append(label, input, help);
+    box.append(label, input);
+    // What a slider's two ends do, under them ("← promote the head", "suppress it →").
+    if (c.widget.type === 'slider' && (c.widget.sides || ['', '']).some(Boolean)) {
+      const [left, right] = c.widget.sides;
+      const row = document.createElement('span');
+      row.className = 'sides';
+      row.setAttribute('aria-hidden', 'true'); // the help says the same in words
+      row.append(Object.assign(document.createElement('span'), { textContent: left }), Object.assign(document.createElement('span'), { textContent: right }));
+      box.append(row);
+    }
+    box.append(help);
     container.insertBefore(box, before);
   }
 }

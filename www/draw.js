@@ -29,6 +29,13 @@ export function draw(kind, canvas, spec) {
   lastDrawn.set(canvas.id, { kind, spec, key }); // after the draw: one that threw is tried again
 }
 
+// The spec a canvas was last drawn with (a copy): the e2e tests read the legends and the runs'
+// colours from it.
+window.plateauDrawnSpec = (/** @type {string} */ id) => {
+  const l = lastDrawn.get(id);
+  return l ? JSON.parse(JSON.stringify(l.spec)) : null;
+};
+
 /**
  * The chart on `canvas` as an SVG document, drawn by the same Rust code at the canvas's CSS size
  * (scale 1), or null before it was first drawn.

@@ -19,6 +19,8 @@ declare global {
     plateauDrop: { step: number; seconds: number } | null;
     /** When the hero first drew runs measured by the command-line tool (performance.now()). */
     plateauMeasuredAt: number | undefined;
+    /** The spec a canvas (by id) was last drawn with, or null: the e2e tests read its legend and colours. */
+    plateauDrawnSpec: (id: string) => any;
     /** Chapter 2: the held-out answer at the end of the run and when it settled. */
     plateauVerdict: { answer: string; step: number | null; seconds: number | null } | null;
     /** Chapter 2's compare view: the comparison run's γ, its held-out answer at its end and

@@ -4,9 +4,9 @@
 // by the engine) as faint lines under the live run, the line that names them and says whether the
 // live run agrees with its measured seed, the plateau's shaded stretch (the engine's
 // `plateauSpan`), and a line chart with explicit markers. No number is computed here.
-import { plateauSpan } from './pkg-view/plateau.js';
+import { measuredEvent, plateauSpan } from './pkg-view/plateau.js';
 import { measuredAgreementFor, measuredGroups } from './measured.js';
-import { $, canvasById, darkScheme, setText } from './dom.js';
+import { $, canvasById, darkScheme, setHidden, setText } from './dom.js';
 import { currentSnap, draw, fit } from './draw.js';
 import { axisSteps, state } from './state.js';
 
@@ -63,20 +63,24 @@ const seedList = (g) => g.runs.map((r) => r.seed).join(', ');
 const agreeCache = new Map();
 
 /**
- * The hero's note: which measured runs are drawn (seeds, the command that wrote them), and, when
- * the live seed is one of them, whether the live run agrees with it so far (the engine's
- * `measuredAgreement`, at the golden tolerance). `groups`: `[label, group, rows]` for each run on
- * screen (chapter 2 has two). @param {number} n the chapter @param {[string, Group | undefined, any[]][]} shown
+ * The hero's note: on the first screen a few plain words about the faint lines ("faint: 9 runs
+ * measured with the same code"); under "How this was measured" which runs they are (seeds, the
+ * command that wrote them), and, when the live seed is one of them, whether the live run agrees
+ * with it so far (the engine's `measuredAgreement`, at the golden tolerance). `shown`:
+ * `[label, group, rows]` for each run on screen (chapter 2 has two).
+ * @param {number} n the chapter @param {[string, Group | undefined, any[]][]} shown
  */
 export function noteMeasured(n, shown) {
   const el = $(`measured-${n}`);
   if (!el) return;
   const parts = [];
+  let count = 0;
   for (const [label, g, rows] of shown) {
     if (!g) {
       parts.push(`${label}no runs measured at this configuration: only the live run is drawn.`);
       continue;
     }
+    count += g.runs.length;
     const by = g.command ? ` (${g.command})` : ` (${g.source})`;
     // Runs trained for more steps stand for this budget up to its last step (the engine's `matching`).
     const cut = g.cut ? `, their first ${g.cut} steps` : '';
@@ -102,9 +106,39 @@ export function noteMeasured(n, shown) {
     }
     parts.push(text);
   }
-  setText(el, parts.join(' '));
+  setText(el, count ? `Faint: ${count} runs measured with the same code.` : 'No runs measured here yet: only the live run is drawn.');
+  const more = $(`measured-${n}-more`);
+  if (more) setText(more, parts.join(' '));
   // When the measured runs were first drawn in a hero on screen (the bench's and the tests' mark).
   if (shown.some(([, g]) => g) && window.plateauMeasuredAt === undefined && el.offsetParent !== null) window.plateauMeasuredAt = performance.now();
+}
+
+/** The measured event of a group (the engine's `measuredEvent`), cached by the group's query. */
+const eventCache = new Map();
+
+/**
+ * The status line's expectation while the live run has not reached the step at which the runs
+ * measured at its configuration reached the chapter's event: "measured runs: the drop at step
+ * 225, about 6 s here", the seconds from this page's own rate so far (none before the rate is
+ * known). Hidden once the live run has passed that step, and where nothing was measured.
+ */
+export function noteExpected() {
+  const el = $('expect');
+  if (!el) return;
+  const g = groupsOf(shownConfig())[0];
+  let ev = null;
+  if (g) {
+    if (!eventCache.has(g.query)) {
+      try { eventCache.set(g.query, measuredEvent(g)); } catch (err) { eventCache.set(g.query, null); }
+    }
+    ev = eventCache.get(g.query);
+  }
+  const show = !!ev && state.step < ev.step;
+  setHidden(el, !show);
+  if (!show) return;
+  const rate = state.rate.value;
+  const about = rate && rate > 0 ? `, about ${Math.max(1, Math.round(ev.step / rate))} s here` : '';
+  setText(el, `measured runs: ${ev.what} at step ${ev.step}${about}`);
 }
 
 /**

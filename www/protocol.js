@@ -269,12 +269,19 @@ export function setSeeds(n) {
   scheduleDraw(true);
 }
 
+/** Steps per second over the last half second or more of training. The first window opens at
+ * the first step that arrives, not at the run's start: the engine's loading and the first steps'
+ * compiling would otherwise read as a slow rate for the first seconds. */
 export function updateRate() {
   const now = performance.now();
+  if (state.rate.value === null && state.rate.step === 0 && state.step > 0 && !state.rate.open) {
+    state.rate = { step: state.step, t: now, value: null, open: true };
+    return;
+  }
   const dt = now - state.rate.t;
   if (dt > 500) {
     const ds = state.step - state.rate.step;
     state.rate.value = ds >= 0 ? (ds * 1000) / dt : null;
-    state.rate = { step: state.step, t: now, value: state.rate.value };
+    state.rate = { step: state.step, t: now, value: state.rate.value, open: true };
   }
 }

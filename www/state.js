@@ -23,7 +23,7 @@
  *   holds: Set<import('./holds.js').Hold>, wantRunning: boolean, readyForHost: boolean,
  *   runDone: boolean, mainDone: boolean,
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
- *   rate: {step: number, t: number, value: number | null}, drawPending: boolean, drawAgain: boolean,
+ *   rate: {step: number, t: number, value: number | null, open?: boolean}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string} | null,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, compare_steps: number | null, workers: number},

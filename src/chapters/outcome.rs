@@ -87,6 +87,94 @@ pub fn measured_outcome(experiment: &str, columns: &[String], runs: &[MeasuredRu
     }
 }
 
+/// When the runs measured at one configuration reached the chapter's event, for the status line
+/// while the live run has not reached it yet ("measured runs: the drop at step 225, about 6 s
+/// here"): by the same rules as [`measured_outcome`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeasuredEvent {
+    /// The event in the page's words: "the drop", "answers by the rule", "answers as the mirror
+    /// pair", "the loss falls", "recovery".
+    pub what: &'static str,
+    /// The median step ([`median_step`]) over the runs that reached it.
+    pub step: usize,
+    /// How many runs reached it.
+    pub reached: usize,
+    /// How many runs were measured.
+    pub runs: usize,
+}
+
+/// The [`MeasuredEvent`] of the runs of one configuration of `experiment`, whose rows hold
+/// `columns`: chapter 1's drop (the first evaluation with test accuracy ≥ [`DROP_ACC`]), chapter
+/// 2's settled answer on the held-out pair (the answer most runs settle on and the step from
+/// which it held, [`crate::chapters::anchors::summary::settled`]), chapter 3's loss drop
+/// ([`loss_drop_step`]), chapter 4's recovery ([`crate::chapters::lm::summary::recovery`]).
+/// `None` when no run reached it or the columns it needs are missing.
+pub fn measured_event(experiment: &str, columns: &[String], runs: &[MeasuredRun]) -> Option<MeasuredEvent> {
+    let idx = |name: &str| columns.iter().position(|c| c == name);
+    let column = |run: &MeasuredRun, k: usize| -> Vec<f64> {
+        run.rows.iter().map(|r| r.get(k).copied().flatten().unwrap_or(f64::NAN)).collect()
+    };
+    let s = idx("step")?;
+    let steps = |run: &MeasuredRun| -> Vec<usize> {
+        column(run, s).iter().map(|&v| if v.is_finite() && v >= 0.0 { v as usize } else { 0 }).collect()
+    };
+    let (what, mut at): (&'static str, Vec<usize>) = match crate::config::Task::parse(experiment)?.chapter() {
+        ChapterId::Plateau => {
+            let acc = idx("test_acc")?;
+            let at = runs
+                .iter()
+                .filter_map(|r| steps(r).into_iter().zip(column(r, acc)).find(|(_, a)| *a >= DROP_ACC).map(|(s, _)| s))
+                .collect();
+            ("the drop", at)
+        }
+        ChapterId::Init => {
+            let (inf, sym) = (idx("acc_inferential")?, idx("acc_symmetric")?);
+            let answers: Vec<(Answer, usize)> = runs
+                .iter()
+                .filter_map(|r| {
+                    let (i, y) = (column(r, inf), column(r, sym));
+                    crate::chapters::anchors::summary::settled(
+                        steps(r).into_iter().enumerate().map(|(k, step)| (step, i[k], y[k])),
+                    )
+                })
+                .collect();
+            let rule = answers.iter().filter(|a| a.0 == Answer::Inferential).count();
+            let mirror = answers.len() - rule;
+            let (answer, what) = if rule >= mirror {
+                (Answer::Inferential, "answers by the rule")
+            } else {
+                (Answer::Symmetric, "answers as the mirror pair")
+            };
+            (what, answers.iter().filter(|a| a.0 == answer).map(|a| a.1).collect())
+        }
+        ChapterId::Syntax => {
+            let verb = idx("verb_loss")?;
+            ("the loss falls", runs.iter().filter_map(|r| loss_drop_step(&steps(r), &column(r, verb))).collect())
+        }
+        ChapterId::Text => {
+            let cos = idx("hidden_cos")?;
+            let at = runs
+                .iter()
+                .filter_map(|r| {
+                    let evals: Vec<(usize, f64)> =
+                        steps(r).into_iter().zip(column(r, cos)).filter(|(_, c)| c.is_finite()).collect();
+                    let init = evals.first()?.1;
+                    let peak = evals
+                        .iter()
+                        .fold((f64::NAN, 0), |(b, bs), &(s, c)| if b.is_nan() || c > b { (c, s) } else { (b, bs) });
+                    crate::chapters::lm::summary::recovery(init, peak, evals.iter().copied())
+                })
+                .collect();
+            ("recovery", at)
+        }
+    };
+    if at.is_empty() {
+        return None;
+    }
+    at.sort_unstable();
+    Some(MeasuredEvent { what, step: median_step(&at), reached: at.len(), runs: runs.len() })
+}
+
 /// The median of sorted steps (the lower middle one of an even count: a step that was evaluated).
 fn median_step(sorted: &[usize]) -> usize {
     sorted[(sorted.len() - 1) / 2]
@@ -142,6 +230,46 @@ mod tests {
     }
 
     #[test]
+    fn measured_events_are_the_median_step_of_the_runs_that_reached_them() {
+        // Chapter 1: drops at 50 and 75, one run never: the lower middle of [50, 75].
+        let c = cols(&["step", "test_acc"]);
+        let runs = [
+            run(0, &[&[0.0, 0.0], &[25.0, 0.4], &[50.0, 0.5]]),
+            run(1, &[&[0.0, 0.0], &[25.0, 0.1], &[50.0, 0.2], &[75.0, 0.9]]),
+            run(2, &[&[0.0, 0.0], &[25.0, 0.1]]),
+        ];
+        assert_eq!(
+            measured_event("mws", &c, &runs),
+            Some(MeasuredEvent { what: "the drop", step: 50, reached: 2, runs: 3 })
+        );
+        assert_eq!(measured_event("mws", &c, &runs[2..]), None, "no run dropped");
+        // Chapter 2: two runs settle inferential (from 25 and from 50), one symmetric: the rule's
+        // answer, at the lower middle of [25, 50].
+        let c = cols(&["step", "acc_inferential", "acc_symmetric"]);
+        let runs = [
+            run(0, &[&[0.0, 0.0, 0.0], &[25.0, 0.9, 0.0], &[50.0, 0.9, 0.0]]),
+            run(1, &[&[0.0, 0.9, 0.0], &[25.0, 0.0, 0.9], &[50.0, 0.9, 0.0]]),
+            run(2, &[&[0.0, 0.0, 0.0], &[25.0, 0.0, 0.9], &[50.0, 0.0, 0.9]]),
+        ];
+        assert_eq!(
+            measured_event("anchors", &c, &runs),
+            Some(MeasuredEvent { what: "answers by the rule", step: 25, reached: 2, runs: 3 })
+        );
+        assert_eq!(
+            measured_event("anchors", &c, &runs[2..]),
+            Some(MeasuredEvent { what: "answers as the mirror pair", step: 25, reached: 1, runs: 1 })
+        );
+        // Chapter 4: from 0.1 up to 0.99 at step 10, back by half the rise (≤ 0.545) at 30.
+        let c = cols(&["step", "hidden_cos"]);
+        let runs = [run(0, &[&[0.0, 0.1], &[10.0, 0.99], &[20.0, 0.6], &[30.0, 0.5]])];
+        assert_eq!(
+            measured_event("lm", &c, &runs),
+            Some(MeasuredEvent { what: "recovery", step: 30, reached: 1, runs: 1 })
+        );
+        assert_eq!(measured_event("lm", &cols(&["hidden_cos"]), &runs), None, "no step column");
+    }
+
+    #[test]
     fn chapter_three_applies_the_plateau_rule_and_chapter_four_the_peak() {
         let c = cols(&["step", "verb_loss"]);
         let flat_then_drop: Vec<Vec<f64>> = [3.0, 3.0, 3.01, 2.99, 3.0, 3.0, 1.0, 0.9, 0.9, 0.9]
@@ -151,6 +279,10 @@ mod tests {
             .collect();
         let rows: Vec<&[f64]> = flat_then_drop.iter().map(|r| r.as_slice()).collect();
         let out = measured_outcome("syntax", &c, &[run(0, &rows)]).unwrap();
+        assert_eq!(
+            measured_event("syntax", &c, &[run(0, &rows)]),
+            Some(MeasuredEvent { what: "the loss falls", step: 150, reached: 1, runs: 1 })
+        );
         assert_eq!(
             out,
             "measured: the far-subject verb loss leaves its plateau in 1 of 1 runs, at step 150 (median) (seeds 0)"

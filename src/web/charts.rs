@@ -17,6 +17,7 @@ use web_sys::HtmlCanvasElement;
 /// own so that the backend traits it implements stay out of the drawing code's scope.
 mod measured;
 
+use crate::legend::Swatch;
 mod arcs;
 mod lines;
 mod scatter;
@@ -248,13 +249,13 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     // built, so the data can be mapped to it here.
     let x_area = 36.0 * s;
     let legend_font = font(11.0);
-    let entries: Vec<(&str, RGBColor, f64, f64)> = spec
+    let entries: Vec<(&str, RGBColor, f64, f64, Swatch)> = spec
         .series
         .iter()
         .filter(|ser| !ser.label.is_empty())
         .map(|ser| {
             let (w, h) = root.estimate_text_size(&ser.label, &legend_font).unwrap_or((0, 0));
-            (ser.label.as_str(), hex(&ser.color), w as f64, h as f64)
+            (ser.label.as_str(), hex(&ser.color), w as f64, h as f64, Swatch { faint: ser.faint, dashed: ser.dashed })
         })
         .collect();
     let legend_line = legend_font.font.get_size() * 1.25;
@@ -290,11 +291,10 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
         crate::legend::Spot::Corner(_) => 0.0,
     };
     if strip_h > 0.0 {
-        for ((label, color, _, th), (row, x)) in entries.iter().zip(&strip) {
+        for ((label, color, _, th, swatch), (row, x)) in entries.iter().zip(&strip) {
             let (lx, ly) = ((plot.0 + x) as i32, (margin + *row as f64 * legend_line) as i32);
             let mid = ly + (*th / 2.0) as i32;
-            root.draw(&PathElement::new(vec![(lx, mid), (lx + (16.0 * s) as i32, mid)], color.stroke_width(3)))
-                .map_err(err)?;
+            draw_swatch(&root, (lx, mid), *color, *swatch, s)?;
             root.draw(&Text::new(*label, (lx + (22.0 * s) as i32, ly), legend_font.clone())).map_err(err)?;
         }
     }
@@ -357,7 +357,7 @@ fn lines_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &LineSpec) -
     }
     draw_curves(&mut chart, spec, s)?;
     if let crate::legend::Spot::Corner(corner) = spot {
-        let entries: Vec<(&str, RGBColor)> = entries.iter().map(|e| (e.0, e.1)).collect();
+        let entries: Vec<(&str, RGBColor, Swatch)> = entries.iter().map(|e| (e.0, e.1, e.4)).collect();
         draw_legend(&chart.plotting_area().strip_coord_spec(), &entries, corner, &legend_font, bg.mix(0.85), grid)?;
     }
     root.present().map_err(err)?;
@@ -379,7 +379,7 @@ const LEGEND_INSET: f64 = 5.0;
 /// through the backend ([`measured::Measured`]).
 fn draw_legend<DB: DrawingBackend>(
     plot: &DrawingArea<DB, Shift>,
-    entries: &[(&str, RGBColor)],
+    entries: &[(&str, RGBColor, Swatch)],
     corner: crate::legend::Corner,
     font: &TextStyle,
     background: RGBAColor,
@@ -391,7 +391,7 @@ fn draw_legend<DB: DrawingBackend>(
     let (swatch_area, margin) = (LEGEND_SWATCH as i32, LEGEND_PAD as i32);
     let line_h = font.font.get_size() * 1.25;
     let mut boxes = Vec::with_capacity(entries.len());
-    for (i, (label, _)) in entries.iter().enumerate() {
+    for (i, (label, _, _)) in entries.iter().enumerate() {
         let (w, h) = plot.estimate_text_size(label, font).map_err(err)?;
         boxes.push(((i as f64 * line_h).round() as i32, w as i32, h as i32));
     }
@@ -402,12 +402,29 @@ fn draw_legend<DB: DrawingBackend>(
     let (x, y) = (x.round() as i32, y.round() as i32);
     plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], background.filled())).map_err(err)?;
     plot.draw(&Rectangle::new([(x, y), (x + w, y + h)], border)).map_err(err)?;
-    for ((label, color), (dy, _, th)) in entries.iter().zip(&boxes) {
+    for ((label, color, swatch), (dy, _, th)) in entries.iter().zip(&boxes) {
         let top = y + margin + dy;
         plot.draw(&Text::new(*label, (x + swatch_area + margin, top), font.clone())).map_err(err)?;
-        let mid = top + th / 2;
-        plot.draw(&PathElement::new(vec![(x + margin, mid), (x + margin + 16, mid)], color.stroke_width(3)))
-            .map_err(err)?;
+        // The box's geometry is in unscaled pixels (its swatch column included).
+        draw_swatch(plot, (x + margin, top + th / 2), *color, *swatch, 1.0)?;
+    }
+    Ok(())
+}
+
+/// A legend swatch 16 px wide from `(x, mid)`, drawn as its line is ([`Swatch::stroke`]): faint,
+/// dashed or solid, so that no two entries of a legend look alike.
+fn draw_swatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x, mid): (i32, i32),
+    color: RGBColor,
+    swatch: Swatch,
+    s: f64,
+) -> DrawResult {
+    let (opacity, width, dashes) = swatch.stroke();
+    let style = color.mix(opacity).stroke_width((width * s).round().max(1.0) as u32);
+    for (a, b) in dashes {
+        let (a, b) = (x + (a * s).round() as i32, x + (b * s).round() as i32);
+        area.draw(&PathElement::new(vec![(a, mid), (b, mid)], style)).map_err(err)?;
     }
     Ok(())
 }

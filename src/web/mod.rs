@@ -371,15 +371,32 @@ pub fn plateau_span(steps: Vec<f64>, values: Vec<f64>, rising: bool) -> JsValue 
 /// ([`crate::chapters::outcome::measured_outcome`]); null when the group lacks what it needs.
 #[wasm_bindgen(js_name = measuredOutcome)]
 pub fn measured_outcome(group: JsValue) -> Result<JsValue, JsValue> {
-    #[derive(serde::Deserialize)]
-    struct Group {
-        experiment: String,
-        columns: Vec<String>,
-        runs: Vec<crate::chapters::outcome::MeasuredRun>,
-    }
-    let g: Group = serde_wasm_bindgen::from_value(group).map_err(|e| js_err(format!("measured group: {e}")))?;
+    let g = MeasuredGroup::read(group)?;
     Ok(crate::chapters::outcome::measured_outcome(&g.experiment, &g.columns, &g.runs)
         .map_or(JsValue::NULL, |s| to_js(&s)))
+}
+
+/// When the runs of a measured group reached the chapter's event
+/// ([`crate::chapters::outcome::measured_event`]): `{what, step, reached, runs}`, or null.
+#[wasm_bindgen(js_name = measuredEvent)]
+pub fn measured_event(group: JsValue) -> Result<JsValue, JsValue> {
+    let g = MeasuredGroup::read(group)?;
+    Ok(crate::chapters::outcome::measured_event(&g.experiment, &g.columns, &g.runs)
+        .map_or(JsValue::NULL, |e| to_js(&e)))
+}
+
+/// What [`measured_outcome`] and [`measured_event`] read of a group of `www/measured.json`.
+#[derive(serde::Deserialize)]
+struct MeasuredGroup {
+    experiment: String,
+    columns: Vec<String>,
+    runs: Vec<crate::chapters::outcome::MeasuredRun>,
+}
+
+impl MeasuredGroup {
+    fn read(group: JsValue) -> Result<MeasuredGroup, JsValue> {
+        serde_wasm_bindgen::from_value(group).map_err(|e| js_err(format!("measured group: {e}")))
+    }
 }
 
 thread_local! {

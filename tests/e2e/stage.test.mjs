@@ -9,7 +9,13 @@
 //      note names them;
 //   3. every try-this step reaches its state from its URL (the controls show its values, the
 //      step is marked as on screen), and back/forward walk the steps;
-//   4. screenshots of every first screen (artifacts/stage-*.png).
+//   4. screenshots of every first screen (artifacts/stage-*.png);
+//   5. (issue 61) no text on the first screen is cut: no element clips its text (its scroll width
+//      or height over its client size where it hides the overflow or clamps its lines) and none
+//      ends in an ellipsis; every hero legend's entries differ in colour, dash or faintness; the
+//      live run keeps its colour in both hero charts (chapter 3 draws the loss and the head in
+//      two colours, on purpose); the hero note keeps the provenance behind "How this was
+//      measured".
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -46,6 +52,37 @@ const geometry = (page, { hero, keys }) => page.evaluate(({ hero, keys }) => {
   return { heroBoxes, words, controls, buttons, vw: window.innerWidth, vh: window.innerHeight };
 }, { hero, keys });
 
+/** The measured runs' and baselines' grey (www/dom.js `C.grey`). */
+const GREY = '#8a8f98';
+
+/** What is cut on the first screen: each visible element with text of its own that hides its
+ * overflow (or clamps its lines) while its content is wider or taller than its box, or whose text
+ * ends in an ellipsis; an element that scrolls sideways (the chapter tabs) counts too. */
+const firstScreenCuts = (page) => page.evaluate(() => {
+  const out = [];
+  const vh = window.innerHeight;
+  for (const el of document.querySelectorAll('header, header *, main *')) {
+    if (!(el instanceof HTMLElement) || el.closest('canvas, select, option, .sr-only, script')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.top >= vh || r.bottom <= 0) continue;
+    const cs = getComputedStyle(el);
+    if (cs.visibility === 'hidden' || el.closest('[hidden]')) continue;
+    const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}`;
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
+    const clamp = cs.webkitLineClamp && cs.webkitLineClamp !== 'none';
+    if (own.endsWith('…') || own.endsWith('...')) out.push(`${name} ends in an ellipsis: "${own}"`);
+    if ((cs.overflowX !== 'visible' || cs.textOverflow === 'ellipsis') && el.scrollWidth > el.clientWidth + 1) out.push(`${name} is cut sideways (${el.scrollWidth} > ${el.clientWidth}): "${el.textContent.trim().slice(0, 60)}"`);
+    if ((clamp || cs.overflowY === 'hidden') && own && el.scrollHeight > el.clientHeight + 1) out.push(`${name} is cut below (${el.scrollHeight} > ${el.clientHeight}): "${own.slice(0, 60)}"`);
+  }
+  return out;
+});
+
+/** Each hero chart's legend as drawn: the labelled series of the spec it was last drawn with. */
+const heroLegends = (page, ids) => page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
+  const spec = window.plateauDrawnSpec(id);
+  return [id, spec ? spec.series.filter((x) => x.label).map((x) => ({ label: x.label, color: x.color.toLowerCase(), faint: !!x.faint, dashed: !!x.dashed })) : []];
+})), ids);
+
 for (const [size, viewport] of Object.entries(SIZES)) {
   for (const ch of CHAPTERS) {
     test(`chapter ${ch.n} at ${size}: the hero, its key controls and the measured runs on the first screen`, { timeout: 3 * 60_000 }, async () => {
@@ -56,7 +93,21 @@ for (const [size, viewport] of Object.entries(SIZES)) {
         const measuredAt = await page.evaluate(() => window.plateauMeasuredAt);
         assert.ok(measuredAt - loadAt < 2000, `measured runs drawn ${(measuredAt - loadAt).toFixed(0)} ms after load (≤ 2000)`);
         const note = await page.$eval(`#measured-${ch.n}`, (el) => el.textContent);
-        assert.match(note, /runs measured by the command-line tool, seeds \d/, note);
+        assert.match(note, /^Faint: \d+ runs measured with the same code\.$/, note);
+        assert.ok(note.split(/\s+/).length <= 12, `at most 12 words about the faint lines: ${note}`);
+        const more = await page.$eval(`#measured-${ch.n}-more`, (el) => el.textContent);
+        assert.match(more, /runs measured by the command-line tool, seeds \d/, more);
+        assert.equal(await page.$eval(`#measured-${ch.n}-more`, (el) => el.closest('details').open), false, 'the provenance starts closed');
+        const cut = await firstScreenCuts(page);
+        assert.deepEqual(cut, [], `text cut on the first screen:\n${cut.join('\n')}`);
+        const legends = await heroLegends(page, ch.hero);
+        for (const [id, entries] of Object.entries(legends)) {
+          const looks = entries.map((e) => `${e.color} ${e.faint} ${e.dashed}`);
+          assert.equal(new Set(looks).size, looks.length, `${id}: every legend entry looks different: ${JSON.stringify(entries)}`);
+        }
+        const live = Object.values(legends).map((entries) => entries.filter((e) => !e.faint && !e.dashed && e.color !== GREY).map((e) => e.color).sort().join(' ')).filter(Boolean);
+        if (ch.n === 3) assert.notEqual(live[0], live[1], `chapter 3: the loss and the head in two colours: ${live}`);
+        else if (live.length > 1) assert.equal(live[0], live[1], `the live run's colour is the same in both hero charts: ${live}`);
         const g = await geometry(page, ch);
         for (const [i, b] of g.heroBoxes.entries()) {
           assert.ok(b.w > 150 && b.h > 100, `${ch.hero[i]} has a real size: ${JSON.stringify(b)}`);

@@ -56,17 +56,19 @@ function noteCompareVerdict() {
   window.plateauCompareVerdict = { gamma: c.cfg?.gamma ?? null, answer: v.answer, step: v.step ?? null, seconds };
 }
 
-/** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`.
+/** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`:
+ * "by the rule (key − 10) since step 275 (final)", "as the mirror pair (key − 6) since …",
+ * "neither answer by the end (step 800)", "no answer yet (step 100)".
  * @param {any} v @param {any[]} rows @param {boolean} done */
 function answerText(v, rows, done) {
   if (!rows.length) v = null;
   if (!v) return 'no evaluation yet';
   const at = `step ${rows[rows.length - 1].step}`;
   if (v.answer === 'neither') return done ? `neither answer by the end (${at})` : `no answer yet (${at})`;
-  return `${v.answer} since step ${v.step}${done ? ' (final)' : ` (so far, at ${at})`}`;
+  const how = v.answer === 'inferential' ? 'by the rule (key − 10)' : 'as the mirror pair (key − 6)';
+  return `${how} since step ${v.step}${done ? ' (final)' : ` (so far, at ${at})`}`;
 }
 
-/** The verdict line under chapter 2's status: both runs' held-out answers side by side. */
 function drawCompareVerdict() {
   const el = $('compare-verdict');
   const c = state.companion;
@@ -74,11 +76,13 @@ function drawCompareVerdict() {
   setHidden(el, !on);
   setHidden($('compare-csv'), !on || !c.rows.length);
   if (!on) return;
-  const mine = `γ = ${runConfig().gamma} (this run): ${answerText(state.events, state.rows, state.mainDone)}`;
+  const g = runConfig().gamma;
+  const o = /** @type {number} */ (state.page.compare);
+  const mine = `${role(g, o)}, blue: ${answerText(state.events, state.rows, state.mainDone)}`;
   const other = c.message
-    ? `γ = ${state.page.compare}: ${c.message}`
-    : `γ = ${state.page.compare} (beside it, in orange): ${answerText(c.events, c.rows, c.done)}`;
-  setText(el, `Held-out pair (4,3) — ${mine}; ${other}. The maps and the sentences under the charts describe this run.`);
+    ? `${role(o, g)}: ${c.message}`
+    : `${role(o, g)}, orange: ${answerText(c.events, c.rows, c.done)}`;
+  setText(el, `The unseen pair (4, 3) — ${mine}; ${other}.`);
 }
 
 /** Shows the Compare control's value (the select lists the γ values; another value from the URL
@@ -134,11 +138,20 @@ const BINS = [[1, 'key_cos_d1'], [2, 'key_cos_d2'], [4, 'key_cos_d3_5'], [11, 'k
 /** The companion's config (chapter 2's compare view), or null. */
 const companionCfg = () => (state.page.compare !== null && shownConfig() ? companionConfig(shownConfig()) : null);
 
-/** A verdict marker: `γ 0.7 inferential from 275 · 41.0 s`. @param {any} v @param {number} gamma @param {Map<number, number> | null} seconds */
-function verdictMarker(v, gamma, seconds) {
+/** Which init a run of `gamma` is beside the other run's `other` γ (larger γ, smaller weights),
+ * or its γ alone without a comparison. @param {number} gamma @param {number | null} other */
+function role(gamma, other) {
+  if (other === null || other === undefined || Number(other) === Number(gamma)) return `γ ${gamma}`;
+  return Number(gamma) > Number(other) ? `small init (γ ${gamma})` : `large init (γ ${gamma})`;
+}
+
+/** A verdict marker in words: "small init answers by the rule · step 275 · 41.0 s", or "… as the
+ * mirror pair …". @param {any} v @param {string} who @param {Map<number, number> | null} seconds */
+function verdictMarker(v, who, seconds) {
   if (!v || v.answer === 'neither' || v.step === undefined || v.step === null) return [];
   const s = seconds ? seconds.get(v.step) : undefined;
-  return [{ x: v.step, label: `γ ${gamma} ${v.answer} from ${v.step}${seconds ? (s === undefined ? '' : ` · ${s.toFixed(1)} s`) : secondsAt(v.step)}` }];
+  const how = v.answer === 'inferential' ? 'starts answering by the rule' : 'answers as the mirror pair';
+  return [{ x: v.step, label: `${who.replace(/ \(γ [^)]*\)$/, '')} ${how} · step ${v.step}${seconds ? (s === undefined ? '' : ` · ${s.toFixed(1)} s`) : secondsAt(v.step)}` }];
 }
 
 /** Chapter 2's hero: both runs' answers on the held-out pair over training (left), and the mean
@@ -154,22 +167,30 @@ function heroJobs() {
       const go = other ? groupsOf(other)[0] : undefined;
       const c = state.companion;
       const gamma = cfg ? cfg.gamma : '';
-      // Legend: one entry per run (inferential solid, symmetric dashed, as the axis says) and one
-      // for the measured runs; the other lines carry no label.
+      // Legend: one entry per run in its colour (the live run blue, the comparison orange), one
+      // for the measured runs (faint), and two grey keys for what solid and dashed mean: the
+      // rule's answer on the held-out pair (key − 10) and the mirror pair's memorized one (key − 6).
+      const me = role(gamma, other ? other.gamma : null);
+      const them = other ? role(other.gamma, gamma) : '';
       const series = [
-        ...(g ? [...measuredSeries(g, 'acc_inferential', C.blue, 'measured runs (faint)'), ...measuredSeries(g, 'acc_symmetric', C.blue, '', true)] : []),
-        ...(go ? [...measuredSeries(go, 'acc_inferential', C.orange, g ? '' : 'measured runs (faint)'), ...measuredSeries(go, 'acc_symmetric', C.orange, '', true)] : []),
-        { label: `γ ${gamma}`, color: C.blue, points: col('acc_inferential') },
+        ...(g ? [...measuredSeries(g, 'acc_inferential', C.blue, 'measured runs'), ...measuredSeries(g, 'acc_symmetric', C.blue, '', true)] : []),
+        ...(go ? [...measuredSeries(go, 'acc_inferential', C.orange, g ? '' : 'measured runs'), ...measuredSeries(go, 'acc_symmetric', C.orange, '', true)] : []),
+        { label: me, color: C.blue, points: col('acc_inferential') },
         { label: '', color: C.blue, points: col('acc_symmetric'), dashed: true },
         ...(other && c.rows.length ? [
-          { label: `γ ${other.gamma}`, color: C.orange, points: c.rows.map((r) => [r.step, r.acc_inferential]) },
+          { label: them, color: C.orange, points: c.rows.map((r) => [r.step, r.acc_inferential]) },
           { label: '', color: C.orange, points: c.rows.map((r) => [r.step, r.acc_symmetric]), dashed: true },
         ] : []),
+        { label: 'by the rule: key − 10', color: C.grey, points: [] },
+        { label: 'as the mirror pair: key − 6', color: C.grey, points: [], dashed: true },
       ];
-      const markers = [...verdictMarker(state.events, gamma, null), ...(other ? verdictMarker(c.events, other.gamma, c.seconds) : [])];
-      // The step axis spans both budgets (the comparison trains to its own, `compare-steps`).
-      const steps = Math.max(state.steps || cfg?.steps || 1, other ? other.steps : 0);
-      heroChart('hero-answers', series, { x_max: steps, y_min: 0, y_max: 1.05, y_label: 'inferential — / symmetric - -', legend: 'ul' }, markers);
+      // The step axis spans both budgets (the comparison trains to its own, `compare-steps`); where
+      // the run on screen stops earlier, its budget is marked.
+      const own = state.steps || cfg?.steps || 1;
+      const steps = Math.max(own, other ? other.steps : 0);
+      const budget = steps > own ? [{ x: own, label: `${me.replace(/ \(γ [^)]*\)$/, '')} stops · step ${own}` }] : [];
+      const markers = [...verdictMarker(state.events, me, null), ...(other ? verdictMarker(c.events, them, c.seconds) : []), ...budget];
+      heroChart('hero-answers', series, { x_max: steps, y_min: 0, y_max: 1.05, y_label: 'answers to the unseen pair', legend: 'ul' }, markers);
       const r = last();
       say('sum-hero-answers', r ? `Step ${r.step}: γ ${gamma} answers the held-out pair inferentially in ${fixed(r.acc_inferential, 2)}, symmetrically in ${fixed(r.acc_symmetric, 2)}.` : '');
       noteMeasured(2, [[`γ ${gamma}: `, g, state.rows], ...(other ? /** @type {[string, any, any[]][]} */ ([[`γ ${other.gamma}: `, go, c.rows]]) : [])]);
@@ -186,13 +207,13 @@ function heroJobs() {
       const mine = last();
       const theirs = state.companion.rows[state.companion.rows.length - 1];
       const series = [
-        ...measured(g, C.blue, 'measured, at their end (faint)'),
-        ...measured(go, C.orange, g ? '' : 'measured, at their end (faint)'),
-        ...(mine ? [{ label: `γ ${cfg.gamma}, step ${mine.step}`, color: C.blue, points: profile(mine) }] : []),
-        ...(other && theirs ? [{ label: `γ ${other.gamma}, step ${theirs.step}`, color: C.orange, points: profile(theirs) }] : []),
+        ...measured(g, C.blue, 'measured runs, at their end'),
+        ...measured(go, C.orange, g ? '' : 'measured runs, at their end'),
+        ...(mine ? [{ label: `${role(cfg.gamma, other ? other.gamma : null)}, step ${mine.step}`, color: C.blue, points: profile(mine) }] : []),
+        ...(other && theirs ? [{ label: `${role(other.gamma, cfg.gamma)}, step ${theirs.step}`, color: C.orange, points: profile(theirs) }] : []),
       ];
       const [lo, hi] = yRange(series, 0, 0.05);
-      heroChart('hero-keys', series, { x_max: 60, x_log: true, x_label: 'key distance |i − j| (log)', y_min: lo, y_max: hi, y_label: 'key embeddings: mean cosine', legend: 'ur' }, []);
+      heroChart('hero-keys', series, { x_max: 60, x_log: true, x_label: 'how far apart two keys are (log)', y_min: lo, y_max: hi, y_label: 'how alike their embeddings are', legend: 'ur' }, []);
       say('sum-hero-keys', mine && mine.key_cos_by_distance
         ? `Step ${mine.step}, γ ${cfg.gamma}: keys 1 apart have mean cosine ${fixed(mine.key_cos_by_distance[0], 2)}, keys 20 or more apart ${fixed(mine.key_cos_by_distance[4], 2)}.`
         : '');

@@ -41,7 +41,7 @@ function start() {
 function heroMarkers() {
   const d = state.events?.drop;
   if (d === undefined || d === null) return [];
-  return [{ x: d, label: `drop at step ${d}${noted.dropAt ? ` · ${noted.dropAt.seconds.toFixed(1)} s` : ''}` }];
+  return [{ x: d, label: `the drop · step ${d}${noted.dropAt ? ` · ${noted.dropAt.seconds.toFixed(1)} s` : ''}` }];
 }
 
 /** The plateau as chapter 1 names it: the stretch before the drop (the engine's event `drop`:
@@ -61,20 +61,20 @@ function heroJobs() {
     { canvases: ['hero-loss'], draw: () => {
       const g = groupsOf(shownConfig())[0];
       const live = col('output_loss');
-      const series = [...(g ? measuredSeries(g, 'output_loss', C.grey, 'measured runs') : []), { label: 'output loss (this run)', color: C.orange, points: live }];
+      const series = [...(g ? measuredSeries(g, 'output_loss', C.orange, 'measured runs') : []), { label: 'this run', color: C.orange, points: live }];
       const [, hi] = yRange(series, 0, 0);
-      heroChart('hero-loss', series, { y_min: 0, y_max: hi, y_label: 'output loss' }, heroMarkers(), beforeDrop());
+      heroChart('hero-loss', series, { y_min: 0, y_max: hi, y_label: 'loss on the answers' }, heroMarkers(), beforeDrop());
       say('sum-hero-loss', seriesSummary('output loss', live, 3));
       noteMeasured(1, [['', g, state.rows]]);
     } },
     { canvases: ['hero-acc'], draw: () => {
       const g = groupsOf(shownConfig())[0];
       const series = [
-        ...(g ? measuredSeries(g, 'test_acc', C.grey, 'measured runs') : []),
-        { label: 'test accuracy', color: C.blue, points: col('test_acc') },
-        { label: 'first output (a copy)', color: C.green, points: col('first_token_acc'), dashed: true },
+        ...(g ? measuredSeries(g, 'test_acc', C.orange, 'measured runs') : []),
+        { label: 'all answers right', color: C.orange, points: col('test_acc') },
+        { label: 'first answer (a copy of x₁)', color: C.orange, points: col('first_token_acc'), dashed: true },
       ];
-      heroChart('hero-acc', series, { y_min: 0, y_max: 1.05, y_label: 'accuracy', legend: 'ul' }, heroMarkers());
+      heroChart('hero-acc', series, { y_min: 0, y_max: 1.05, y_label: 'accuracy on new inputs', legend: 'ul' }, heroMarkers());
       say('sum-hero-acc', `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-output accuracy', col('first_token_acc'), 2)}`);
     } },
   ];

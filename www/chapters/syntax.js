@@ -4,7 +4,7 @@
 import { drawArcs, seriesSummary, syntaxWords } from '../pkg-view/plateau.js';
 import { $, canvasById, C, darkScheme } from '../dom.js';
 import { col, currentSnap, draw, fit, fixed, last, lineChart, range, say, scrubSnap } from '../draw.js';
-import { stampRows, state, trainingSeconds } from '../state.js';
+import { axisSteps, stampRows, state, trainingSeconds } from '../state.js';
 import { groupsOf, heroChart, measuredSeries, noteMeasured, plateauSpans, secondsAt, shownConfig, yRange } from '../hero.js';
 
 /** The run's event markers: the verb loss's drop and the onsets the engine found; events at the
@@ -73,27 +73,40 @@ function heroJobs() {
       const w = words();
       const g = groupsOf(shownConfig())[0];
       const o = state.events ?? {};
-      const series = [...(g ? measuredSeries(g, 'verb_loss', C.purple, 'measured runs') : []), { label: `${w.target}: loss (this run)`, color: C.purple, points: col('verb_loss') }];
+      const series = [...(g ? measuredSeries(g, 'verb_loss', C.purple, 'measured runs') : []), { label: 'this run', color: C.purple, points: col('verb_loss') }];
       const [, hi] = yRange(series, 0, 0);
-      const markers = o.drop === undefined || o.drop === null ? [] : [{ x: o.drop, label: `loss leaves its plateau at ${o.drop}${secondsAt(o.drop)}` }];
-      heroChart('hero-verb', series, { y_min: 0, y_max: hi, y_label: `loss on ${w.target}` }, markers, plateauSpans(state.rows, 'verb_loss', false, C.grey));
+      heroChart('hero-verb', series, { y_min: 0, y_max: hi, y_label: `loss on ${w.target}` }, heroEvents(o), plateauSpans(state.rows, 'verb_loss', false, C.grey));
       say('sum-hero-verb', seriesSummary(`${w.target} loss`, col('verb_loss'), 3));
       noteMeasured(3, [['', g, state.rows]]);
     } },
     { canvases: ['hero-uas'], draw: () => {
-      const w = words();
       const g = groupsOf(shownConfig())[0];
       const o = state.events ?? {};
+      // The head in its own colour (green), so that the loss and the head read apart; the
+      // fixed-offset guess is a baseline across the whole chart (its latest value).
+      const offset = col('offset_uas_subject').filter((p) => Number.isFinite(p[1]));
+      const base = offset.length ? offset[offset.length - 1][1] : NaN;
+      const end = axisSteps(state.steps || shownConfig()?.steps || 1);
       const series = [
-        ...(g ? measuredSeries(g, 'uas_subject', C.purple, 'measured runs') : []),
-        { label: `${w.arc} head: UAS`, color: C.purple, points: col('uas_subject') },
-        { label: 'best fixed-offset guess', color: C.grey, points: col('offset_uas_subject'), dashed: true },
+        ...(g ? measuredSeries(g, 'uas_subject', C.green, 'measured runs') : []),
+        { label: 'this run', color: C.green, points: col('uas_subject') },
+        ...(Number.isFinite(base) ? [{ label: 'a fixed-offset guess', color: C.grey, points: [[0, base], [end, base]], dashed: true }] : []),
       ];
-      const markers = o.subject_onset === undefined || o.subject_onset === null ? [] : [{ x: o.subject_onset, label: `head onset at ${o.subject_onset}${secondsAt(o.subject_onset)}` }];
-      heroChart('hero-uas', series, { y_min: 0, y_max: 1.05, y_label: `UAS, ${w.arc}`, legend: 'ul' }, markers);
-      say('sum-hero-uas', seriesSummary(`${w.arc} UAS`, col('uas_subject'), 2));
+      heroChart('hero-uas', series, { y_min: 0, y_max: 1.05, y_label: 'verbs whose head points to the subject', legend: 'ul' }, heroEvents(o));
+      say('sum-hero-uas', seriesSummary(`${words().arc} UAS`, col('uas_subject'), 2));
     } },
   ];
+}
+
+/** The hero's annotations, the same on both charts: "the head forms" at the subject → verb head's
+ * onset and "the loss follows" at the loss's fall, each with its step and seconds; "(so far)"
+ * while the run trains, since a later evaluation can still move them (the rule weighs the
+ * curve's own noise). @param {any} o the engine's events (its `Onsets`) */
+function heroEvents(o) {
+  const lastStep = state.rows.length ? state.rows[state.rows.length - 1].step : 0;
+  const sofar = lastStep >= state.steps && state.steps > 0 ? '' : ' (so far)';
+  const at = (/** @type {number | null | undefined} */ x, /** @type {string} */ what) => (x === undefined || x === null ? [] : [{ x, label: `${what} · step ${x}${secondsAt(x)}${sofar}` }]);
+  return [...at(o.subject_onset, 'the head forms'), ...at(o.drop, 'the loss follows')];
 }
 
 /** Chapter 3's line charts. @returns {import('../charts.js').ChapterChart[]} */

@@ -66,10 +66,10 @@ function heroJobs() {
       ] : [];
       const init = ref ? [{ color: C.grey, lo: [[0, ref.pythia_init[0]], [end, ref.pythia_init[0]]], hi: [[0, ref.pythia_init[1]], [end, ref.pythia_init[1]]] }] : [];
       const c = state.events;
-      const at = (/** @type {number | null | undefined} */ step, /** @type {string} */ what) => (step === undefined || step === null ? [] : [{ x: step, label: `${what} ${step}${secondsAt(step)}` }]);
-      const markers = c ? [...at(c.collapsed, 'collapse'), ...at(c.recovered, 'recovered')] : [];
+      const at = (/** @type {number | null | undefined} */ step, /** @type {string} */ what) => (step === undefined || step === null ? [] : [{ x: step, label: `${what} · step ${step}${secondsAt(step)}` }]);
+      const markers = c ? [...at(c.collapsed, 'collapse'), ...at(c.recovered, 'recovery')] : [];
       const series = [...(g ? measuredSeries(g, 'hidden_cos', C.blue, 'measured runs') : []), { label: 'this model', color: C.blue, points: col('hidden_cos') }, ...refs];
-      heroChart('hero-lmcos', series, { y_min: 0, y_max: 1.05, x_log: true, y_label: 'mean pairwise cosine', bands: init }, markers);
+      heroChart('hero-lmcos', series, { y_min: 0, y_max: 1.05, x_log: true, y_label: 'how alike its hidden states are (cosine)', bands: init }, markers);
       say('sum-hero-lmcos', seriesSummary('mean pairwise cosine', col('hidden_cos'), 2));
       noteMeasured(4, [['', g, state.rows]]);
     } },

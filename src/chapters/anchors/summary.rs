@@ -168,19 +168,27 @@ pub fn first_learned(s: &AnchorSummary) -> FirstLearned {
 /// run ends inferential or symmetric (`None` when it ends with neither). This is when the run
 /// "decides" the held-out pair.
 pub fn answer_step(rows: &[AnchorRow]) -> Option<usize> {
-    let last = rows.last()?;
-    let fin = Answer::of(last.acc_inferential, last.acc_symmetric);
+    settled(rows.iter().map(|r| (r.step, r.acc_inferential, r.acc_symmetric))).map(|(_, at)| at)
+}
+
+/// The final answer of evaluations `(step, inferential, symmetric)` in step order and the first
+/// step from which it held ([`answer_step`], on columns: the measured runs' rows have no
+/// [`AnchorRow`]); `None` without evaluations or when the final answer is neither.
+pub fn settled(evals: impl DoubleEndedIterator<Item = (usize, f64, f64)>) -> Option<(Answer, usize)> {
+    let mut evals = evals.rev();
+    let (last, inf, sym) = evals.next()?;
+    let fin = Answer::of(inf, sym);
     if fin == Answer::Neither {
         return None;
     }
-    let mut at = last.step;
-    for r in rows.iter().rev() {
-        if Answer::of(r.acc_inferential, r.acc_symmetric) != fin {
+    let mut at = last;
+    for (step, inf, sym) in evals {
+        if Answer::of(inf, sym) != fin {
             break;
         }
-        at = r.step;
+        at = step;
     }
-    Some(at)
+    Some((fin, at))
 }
 
 /// Where a run stands on the held-out pair: the answer of its last evaluation and the step since

@@ -42,6 +42,18 @@ pub struct Course {
     pub heldout_loss: f64,
 }
 
+/// The recovery of [`Course::recovered`]: the first step after the `peak` (value, step) at which
+/// the hidden cosine of `evals` `(step, hidden_cos)` is back by half of its rise from `init`
+/// (`None` when it never rose or never fell back that far).
+pub fn recovery(init: f64, peak: (f64, usize), evals: impl Iterator<Item = (usize, f64)>) -> Option<usize> {
+    let rise = peak.0 - init;
+    if rise.is_nan() || rise <= 0.0 {
+        return None;
+    }
+    let level = peak.0 - rise / 2.0;
+    evals.filter(|&(step, cos)| step > peak.1 && cos <= level).map(|(step, _)| step).next()
+}
+
 /// The [`Course`] of recorded rows (`None` without rows).
 pub fn course(rows: &[LmRow]) -> Option<Course> {
     let first = rows.first()?;
@@ -56,13 +68,7 @@ pub fn course(rows: &[LmRow]) -> Option<Course> {
         })
     };
     let peak = peak_of(|r| r.hidden_cos);
-    let rise = peak.0 - first.hidden_cos;
-    let recovered = (rise > 0.0)
-        .then(|| {
-            let level = peak.0 - rise / 2.0;
-            rows.iter().find(|r| r.step > peak.1 && r.hidden_cos <= level).map(|r| r.step)
-        })
-        .flatten();
+    let recovered = recovery(first.hidden_cos, peak, rows.iter().map(|r| (r.step, r.hidden_cos)));
     Some(Course {
         init: first.hidden_cos,
         peak,

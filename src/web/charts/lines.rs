@@ -21,24 +21,9 @@ pub(super) fn y_t(spec: &LineSpec, y: f64) -> f64 {
     }
 }
 
-/// A y tick's label: whole numbers from 10 up; on a linear axis as many decimals as its `span`
-/// (in axis units) needs (a span of 0.1 gets two); on a log axis (`v` is `ln y`) two.
+/// A y tick's label ([`crate::legend::tick_label`]; `v` is `ln y` on a log axis).
 pub(super) fn y_tick(v: f64, y_log: bool, span: f64) -> String {
-    let lin_digits = if span >= 0.5 {
-        1
-    } else if span >= 0.05 {
-        2
-    } else {
-        3
-    };
-    let y = if y_log { v.exp() } else { v };
-    if y.abs() >= 10.0 {
-        format!("{y:.0}")
-    } else if y_log {
-        format!("{y:.2}")
-    } else {
-        format!("{y:.lin_digits$}")
-    }
+    crate::legend::tick_label(if y_log { v.exp() } else { v }, y_log, span)
 }
 
 /// A marker's label above the plot: the marker, its text, its line in the strip, the text
@@ -100,7 +85,8 @@ pub(super) fn draw_decades<DB: DrawingBackend>(
     font: &TextStyle,
     s: f64,
 ) -> DrawResult {
-    let mut decade = 0.0f64;
+    // From step 1: a log axis has no 0 tick (step 0 is its left edge).
+    let mut decade = 1.0f64;
     while x_t(spec, decade) <= x_max + 1e-9 {
         let x = x_t(spec, decade);
         chart.draw_series(std::iter::once(PathElement::new(vec![(x, y0), (x, y1)], grid))).map_err(err)?;
@@ -111,7 +97,7 @@ pub(super) fn draw_decades<DB: DrawingBackend>(
             font.clone().pos(Pos::new(HPos::Center, VPos::Top)),
         ))
         .map_err(err)?;
-        decade = if decade == 0.0 { 1.0 } else { decade * 10.0 };
+        decade *= 10.0;
     }
     Ok(())
 }
