@@ -63,8 +63,8 @@ const seedList = (g) => g.runs.map((r) => r.seed).join(', ');
 const agreeCache = new Map();
 
 /**
- * The hero's note: on the first screen a few plain words about the faint lines ("faint: 9 runs
- * measured with the same code"); under "How this was measured" which runs they are (seeds, the
+ * The hero's note: on the first screen a few plain words about the faint lines ("Faint: 9
+ * measured runs."); under "How this was measured" which runs they are (seeds, the
  * command that wrote them), and, when the live seed is one of them, whether the live run agrees
  * with it so far (the engine's `measuredAgreement`, at the golden tolerance). `shown`:
  * `[label, group, rows]` for each run on screen (chapter 2 has two).
@@ -106,7 +106,7 @@ export function noteMeasured(n, shown) {
     }
     parts.push(text);
   }
-  setText(el, count ? `Faint: ${count} runs measured with the same code.` : 'No runs measured here yet: only the live run is drawn.');
+  setText(el, count ? `Faint: ${count} measured runs.` : 'No runs measured here yet: only the live run is drawn.');
   const more = $(`measured-${n}-more`);
   if (more) setText(more, parts.join(' '));
   // When the measured runs were first drawn in a hero on screen (the bench's and the tests' mark).

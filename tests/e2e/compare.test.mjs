@@ -48,15 +48,15 @@ test('compare γ: the second run waits, trains beside the first, and equals the 
     await page.waitForTimeout(3000);
     assert.equal(await text(page, '#step'), '0');
     assert.equal(await hidden(page, '#compare-csv'), true, 'no comparison rows while paused');
-    assert.match(await text(page, '#compare-verdict'), /small init \(γ 0\.7\), blue: no evaluation yet; large init \(γ 0\.4\), orange: no evaluation yet/);
+    assert.match(await text(page, '#compare-verdict'), /small init: no evaluation yet; large init: no evaluation yet/);
     await page.click('#play');
     await waitFn(page, () => window.plateauCompareVerdict !== null && document.querySelector('#run-state').textContent === 'finished');
     // The line is drawn on the next frame.
-    await waitFn(page, () => /blue: (neither answer by the end|.+ since step \d+ \(final\)).*orange: (neither answer by the end|.+ since step \d+ \(final\))/.test(document.querySelector('#compare-verdict').textContent));
+    await waitFn(page, () => /small init: (neither answer by the end|.+ since step \d+ \(final\)).*large init: (neither answer by the end|.+ since step \d+ \(final\))/.test(document.querySelector('#compare-verdict').textContent));
     const verdict = await text(page, '#compare-verdict');
     t.diagnostic(verdict);
-    assert.match(verdict, /^The unseen pair \(4, 3\) — small init \(γ 0\.7\), blue: (neither answer by the end \(step 30\)|(by the rule \(key − 10\)|as the mirror pair \(key − 6\)) since step \d+ \(final\)); /);
-    assert.match(verdict, /large init \(γ 0\.4\), orange: (neither answer by the end \(step 30\)|(by the rule \(key − 10\)|as the mirror pair \(key − 6\)) since step \d+ \(final\))\.$/);
+    assert.match(verdict, /^The unseen pair \(4, 3\) — small init: (neither answer by the end \(step 30\)|(by the rule \(key − 10\)|as the mirror pair \(key − 6\)) since step \d+ \(final\)); /);
+    assert.match(verdict, /large init: (neither answer by the end \(step 30\)|(by the rule \(key − 10\)|as the mirror pair \(key − 6\)) since step \d+ \(final\))\.$/);
     const cmp = await page.evaluate(() => window.plateauCompareVerdict);
     assert.equal(cmp.gamma, 0.4);
     const main = await downloadText(page, '#csv', 'compare-main.csv');
@@ -69,7 +69,7 @@ test('compare γ: the second run waits, trains beside the first, and equals the 
     // the Play button and the clock follow it.
     assert.equal(await text(page, '#play'), 'Play', 'both runs finished');
     await page.selectOption('#compare-gamma', '0.5');
-    await waitFn(page, () => /large init \(γ 0\.5\), orange: neither answer by the end|large init \(γ 0\.5\), orange: .+ since step \d+ \(final\)/.test(document.querySelector('#compare-verdict').textContent));
+    await waitFn(page, () => /large init: neither answer by the end|large init: .+ since step \d+ \(final\)/.test(document.querySelector('#compare-verdict').textContent));
     await waitFn(page, () => document.querySelector('#play').textContent === 'Play');
     assert.equal(await text(page, '#run-state'), 'finished');
     assert.match(page.url(), /compare=0\.5/);

@@ -172,7 +172,7 @@ test('a shared link over the memory budget says so instead of crashing', { timeo
 test('a missing engine build says so instead of loading forever', { timeout: TEST_TIMEOUT }, async () => {
   // The main thread's view (www/pkg-view) and the worker's CPU engine (www/pkg-cpu, which a
   // browser without a hardware WebGPU adapter fetches), each missing in turn. (A missing WebGPU
-  // engine is no error: the next test.)
+  // engine is no error: tests/e2e/cold.test.mjs.)
   for (const [path, message, query] of [
     ['**/www/pkg-view/plateau.js', /The engine could not be loaded .*scripts\/build-web\.sh/, ''],
     ['**/www/pkg-cpu/plateau.js', /The CPU engine \(www\/pkg-cpu\) failed to load.*scripts\/build-web\.sh/, ''],
@@ -185,35 +185,6 @@ test('a missing engine build says so instead of loading forever', { timeout: TES
       await waitFn(page, () => !document.querySelector('#error').hidden);
       assert.match(await text(page, '#error'), message, path);
       assert.ok(await page.$eval('#boot', (el) => el.hidden), `"Loading the engine…" is gone (${path})`);
-    } finally {
-      await context.close();
-    }
-  }
-});
-
-test('while the WebGPU engine is not built yet, the page trains on the CPU and says so', { timeout: TEST_TIMEOUT }, async () => {
-  // scripts/serve.sh serves once the view and the CPU engine are built and builds www/pkg after:
-  // meanwhile a run that asks for WebGPU (backend=webgpu, or a race) trains on the CPU engine,
-  // its backend line says why in one sentence, and the next run (Reset) loads www/pkg once it
-  // answers.
-  for (const query of ['?backend=webgpu&steps=400', '?backend=race&steps=400']) {
-    const context = await suite.browser.newContext();
-    try {
-      const page = await context.newPage();
-      let missing = true;
-      await context.route('**/www/pkg/**', (route) => (missing ? route.fulfill({ status: 404, body: 'not built' }) : route.continue()));
-      await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
-      await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 3);
-      const line = await text(page, '#backend');
-      assert.match(line, /^Backend: CPU \(WebAssembly\) — The WebGPU engine is not here yet \(www\/pkg is still being built, or failed to load\), so this run trains on the CPU; Reset uses WebGPU once it is there\./, query);
-      assert.ok(await page.$eval('#error', (el) => el.hidden), `no error (${query})`);
-      if (query.includes('webgpu')) {
-        // The engine is built: Reset trains on WebGPU.
-        missing = false;
-        await page.click('#reset');
-        await waitFn(page, () => /^Backend: WebGPU/.test(document.querySelector('#backend').textContent));
-        await waitFn(page, () => Number(document.querySelector('#step').textContent) >= 1);
-      }
     } finally {
       await context.close();
     }

@@ -15,7 +15,9 @@
 //      ends in an ellipsis; every hero legend's entries differ in colour, dash or faintness; the
 //      live run keeps its colour in both hero charts (chapter 3 draws the loss and the head in
 //      two colours, on purpose); the hero note keeps the provenance behind "How this was
-//      measured".
+//      measured";
+//   6. chapter 1's drop and chapter 4's collapse are annotated in words on the hero once they
+//      have happened, and the annotation does not move as the run goes on.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -93,7 +95,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
         const measuredAt = await page.evaluate(() => window.plateauMeasuredAt);
         assert.ok(measuredAt - loadAt < 2000, `measured runs drawn ${(measuredAt - loadAt).toFixed(0)} ms after load (≤ 2000)`);
         const note = await page.$eval(`#measured-${ch.n}`, (el) => el.textContent);
-        assert.match(note, /^Faint: \d+ runs measured with the same code\.$/, note);
+        assert.match(note, /^Faint: \d+ measured runs\.$/, note);
         assert.ok(note.split(/\s+/).length <= 12, `at most 12 words about the faint lines: ${note}`);
         const more = await page.$eval(`#measured-${ch.n}-more`, (el) => el.textContent);
         assert.match(more, /runs measured by the command-line tool, seeds \d/, more);
@@ -159,4 +161,28 @@ test('every try-this step reaches its state from its URL, and back/forward walk 
     await suite.waitFn(page, () => document.getElementById('try-2')?.getAttribute('aria-current') === 'step');
     assert.match(page.url(), /c=0\.5/);
   });
+});
+
+test('the hero names its event in words once it has happened, and the annotation stays put', { timeout: 4 * 60_000 }, async () => {
+  // Chapter 1's drop and chapter 4's collapse are final once detected (the first evaluation at
+  // half accuracy; the first at cosine ≥ 0.9): their markers appear in words and never move.
+  for (const [query, canvas, word, more] of [
+    ['?experiment=mws', 'hero-loss', /^the drop · step (\d+)/, 60],
+    ['?experiment=lm', 'hero-lmcos', /^collapse · step (\d+)/, 30],
+  ]) {
+    const { page, run } = await suite.openPage(`event-${canvas}`, { query });
+    await run(async () => {
+      await suite.waitFn(page, ([id, re]) => {
+        const m = (window.plateauDrawnSpec(id)?.markers || []).find((k) => new RegExp(re).test(k.label));
+        return !!m;
+      }, [canvas, word.source]);
+      const first = await page.evaluate(([id, re]) => (window.plateauDrawnSpec(id)?.markers || []).map((m) => ({ x: m.x, label: m.label })).find((m) => new RegExp(re).test(m.label)), [canvas, word.source]);
+      assert.equal(Number(word.exec(first.label)[1]), first.x, `the label names the marker's step: ${first.label}`);
+      const at = Number(await page.$eval('#step', (el) => el.textContent));
+      await suite.waitFn(page, (s) => Number(document.querySelector('#step').textContent) >= s, at + more);
+      const later = await page.evaluate(([id, re]) => (window.plateauDrawnSpec(id)?.markers || []).map((m) => ({ x: m.x, label: m.label })).filter((m) => new RegExp(re).test(m.label)), [canvas, word.source]);
+      assert.equal(later.length, 1, `one annotation: ${JSON.stringify(later)}`);
+      assert.equal(later[0].x, first.x, `the annotation stays at step ${first.x}: ${JSON.stringify(later)}`);
+    });
+  }
 });

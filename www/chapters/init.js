@@ -78,10 +78,10 @@ function drawCompareVerdict() {
   if (!on) return;
   const g = runConfig().gamma;
   const o = /** @type {number} */ (state.page.compare);
-  const mine = `${role(g, o)}, blue: ${answerText(state.events, state.rows, state.mainDone)}`;
-  const other = c.message
-    ? `${role(o, g)}: ${c.message}`
-    : `${role(o, g)}, orange: ${answerText(c.events, c.rows, c.done)}`;
+  // The legend names each run's γ; here the init alone ("small init"), or the γ where both are equal.
+  const who = (/** @type {number} */ a, /** @type {number} */ b) => role(a, b).replace(/ \(γ [^)]*\)$/, '');
+  const mine = `${who(g, o)}: ${answerText(state.events, state.rows, state.mainDone)}`;
+  const other = `${who(o, g)}: ${c.message || answerText(c.events, c.rows, c.done)}`;
   setText(el, `The unseen pair (4, 3) — ${mine}; ${other}.`);
 }
 
