@@ -21,6 +21,12 @@ mod docs;
 mod engine;
 #[path = "fuzz.rs"]
 mod fuzz;
+#[path = "fuzz_model.rs"]
+mod fuzz_model;
+#[path = "fuzz_model_cases.rs"]
+mod fuzz_model_cases;
+#[path = "fuzz_model_shrink.rs"]
+mod fuzz_model_shrink;
 #[path = "layers.rs"]
 mod layers;
 #[path = "model_file.rs"]

@@ -108,6 +108,8 @@ impl<C: Chapter> Trainer<C> {
         if step > config.steps {
             return Err(format!("the checkpoint is at step {step}, but the run has only {} steps", config.steps));
         }
+        check_record(&cp.model, "model", true)?;
+        check_record(&cp.optimizer, "optimizer", false)?;
         let mut t = Trainer::<C>::new(config, device).map_err(|e| e.to_string())?;
         let record =
             ModuleRecord::from_bytes(Bytes::from_bytes_vec(cp.model)).map_err(|e| format!("model record: {e}"))?;
@@ -122,6 +124,55 @@ impl<C: Chapter> Trainer<C> {
         t.chapter.restore(carry);
         Ok(t)
     }
+}
+
+/// Refuses a burnpack record (`what`: the model's or the optimizer's) that burnpack's reader takes
+/// but the engine cannot use: burn panics on a tensor that is not f32 (an integer, bool,
+/// quantized or `Flex32` one where a float parameter is) or whose data does not start on a 4-byte
+/// boundary (burnpack aligns it to 256 bytes); and with `unique_ids` (the model's record, whose
+/// ids the parameters take), two tensors with one parameter id would share the optimizer's state
+/// and gradients, which panics at the next step. The engine writes aligned f32 tensors, one id
+/// each. A header or metadata that does not parse is left to burnpack's reader, whose error says
+/// why.
+fn check_record(bytes: &[u8], what: &str, unique_ids: bool) -> Result<(), String> {
+    #[derive(Deserialize)]
+    struct Descriptor {
+        dtype: burn_pack::DType,
+        data_offsets: (u64, u64),
+        #[serde(default)]
+        param_id: Option<u64>,
+    }
+    #[derive(Deserialize)]
+    struct Metadata {
+        tensors: std::collections::BTreeMap<String, Descriptor>,
+    }
+    let Some(header) = bytes.get(..burn_pack::HEADER_SIZE).and_then(|h| burn_pack::Header::from_bytes(h).ok()) else {
+        return Ok(());
+    };
+    let end = burn_pack::HEADER_SIZE.saturating_add(header.metadata_size as usize);
+    let Some(metadata) = bytes.get(burn_pack::HEADER_SIZE..end).and_then(|m| {
+        ciborium::de::from_reader_with_recursion_limit::<Metadata, _>(m, burn_pack::MAX_CBOR_RECURSION_DEPTH).ok()
+    }) else {
+        return Ok(());
+    };
+    let mut ids = std::collections::HashMap::new();
+    for (name, t) in &metadata.tensors {
+        if t.dtype != burn_pack::DType::F32 {
+            return Err(format!("{what} record: tensor {name} is stored as {:?}; Plateau reads f32 tensors", t.dtype));
+        }
+        if t.data_offsets.0 % 4 != 0 {
+            return Err(format!(
+                "{what} record: tensor {name}'s data starts at byte {} of the data section, not on a 4-byte boundary",
+                t.data_offsets.0
+            ));
+        }
+        if let Some(id) = t.param_id.filter(|_| unique_ids) {
+            if let Some(other) = ids.insert(id, name) {
+                return Err(format!("{what} record: tensors {other} and {name} have the same parameter id {id}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first bytes of a checkpoint file. The file is: this magic, then the format version (u32,
@@ -223,4 +274,69 @@ pub fn read_file(bytes: &[u8]) -> Result<(FileHeader, [Vec<u8>; 3]), String> {
     let optimizer = parts.pop().expect("four parts");
     let model = parts.pop().expect("four parts");
     Ok((header, [model, optimizer, state]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_record;
+    use burn_pack::{Bytes, DType};
+
+    /// A burnpack record of one tensor `w` of 2 elements, as burnpack writes it.
+    fn written(dtype: DType, bytes: usize) -> Vec<u8> {
+        let t = burn_pack::Tensor::new("w".into(), dtype, vec![2usize], None, Bytes::from_bytes_vec(vec![0; bytes]));
+        burn_pack::Writer::new(vec![t]).into_bytes().unwrap().to_vec()
+    }
+
+    /// A record's header and metadata declaring `tensors` (name, offsets in the data section,
+    /// parameter id) of 2 f32 each (the data itself is not read).
+    fn declared(tensors: &[(&str, (u64, u64), Option<u64>)]) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct Descriptor {
+            dtype: DType,
+            shape: Vec<u64>,
+            data_offsets: (u64, u64),
+            param_id: Option<u64>,
+        }
+        #[derive(serde::Serialize)]
+        struct Metadata {
+            tensors: std::collections::BTreeMap<String, Descriptor>,
+        }
+        let tensors = tensors
+            .iter()
+            .map(|&(name, data_offsets, param_id)| {
+                (name.to_string(), Descriptor { dtype: DType::F32, shape: vec![2], data_offsets, param_id })
+            })
+            .collect();
+        let mut meta = vec![];
+        ciborium::into_writer(&Metadata { tensors }, &mut meta).unwrap();
+        let mut out = burn_pack::Header::new(meta.len() as u32).into_bytes().to_vec();
+        out.extend(meta);
+        out
+    }
+
+    /// Found by `tests/fuzz_model.rs`: a record whose tensors burnpack reads fine but the engine
+    /// cannot use (another dtype, data off a 4-byte boundary, two parameters with one id) made
+    /// loading a model file, or its next step, panic.
+    #[test]
+    fn records_the_engine_cannot_use_are_refused_with_the_reason() {
+        assert_eq!(check_record(&written(DType::F32, 8), "model", true), Ok(()));
+        let (a, b) = (("a", (0, 8), Some(7)), ("b", (256, 264), Some(8)));
+        assert_eq!(check_record(&declared(&[a, b]), "model", true), Ok(()));
+        let e = check_record(&written(DType::I32, 8), "model", true).unwrap_err();
+        assert!(e.contains("model record: tensor w is stored as I32"), "{e}");
+        let e =
+            check_record(&written(DType::Bool(burn::tensor::BoolStore::Native), 2), "optimizer", false).unwrap_err();
+        assert!(e.contains("optimizer record: tensor w is stored as Bool"), "{e}");
+        let e = check_record(&declared(&[("w", (1, 9), None)]), "optimizer", false).unwrap_err();
+        assert!(e.contains("tensor w's data starts at byte 1 of the data section, not on a 4-byte boundary"), "{e}");
+        // One id for two parameters: refused in the model's record; the optimizer's record keeps
+        // two moments under each parameter's id.
+        let twins = declared(&[a, ("b", (256, 264), Some(7))]);
+        let e = check_record(&twins, "model", true).unwrap_err();
+        assert!(e.contains("model record: tensors a and b have the same parameter id 7"), "{e}");
+        assert_eq!(check_record(&twins, "optimizer", false), Ok(()));
+        // What burnpack itself refuses is left to it: not a record, or cut inside its metadata.
+        assert_eq!(check_record(b"not a record", "model", true), Ok(()));
+        assert_eq!(check_record(&declared(&[("w", (1, 9), None)])[..20], "model", true), Ok(()));
+    }
 }
