@@ -116,8 +116,13 @@ fn the_page_and_embeds_name_the_registrys_chapters() {
             Some((experiment.to_string(), text.to_string()))
         })
         .collect();
-    let expected: Vec<(String, String)> =
-        CHAPTERS.iter().map(|c| (c.tasks[0].name().to_string(), format!("{} · {}", c.number, c.title))).collect();
+    let expected: Vec<(String, String)> = CHAPTERS
+        .iter()
+        .map(|c| {
+            let name = format!(r#"<span class="long">{}</span><span class="short">{}</span>"#, c.title, c.short);
+            (c.tasks[0].name().to_string(), format!("{} · {name}", c.number))
+        })
+        .collect();
     assert_eq!(buttons, expected, "index.html's chapter buttons");
 
     let js = std::fs::read_to_string(format!("{root}/www/plateau-figure.js")).unwrap();

@@ -21,6 +21,8 @@ pub struct ChapterInfo {
     pub alias: &'static str,
     /// The title of its chapter button and heading's first words.
     pub title: &'static str,
+    /// Its chapter button's name on a phone, where four titles do not fit in a row.
+    pub short: &'static str,
     /// Its short label in the page's run table.
     pub label: &'static str,
     /// The `experiment` values it trains, its default first.
@@ -29,11 +31,11 @@ pub struct ChapterInfo {
     pub csv: &'static str,
 }
 
-/// Declares the chapters: `Variant = number { alias, title, label, tasks: [Task variants or consts] }`,
+/// Declares the chapters: `Variant = number { alias, title, short, label, tasks: [Task variants or consts] }`,
 /// in page order.
 macro_rules! chapters {
     ($($id:ident = $number:literal {
-        alias: $alias:literal, title: $title:literal, label: $label:literal, tasks: [$($task:ident),+ $(,)?],
+        alias: $alias:literal, title: $title:literal, short: $short:literal, label: $label:literal, tasks: [$($task:ident),+ $(,)?],
         csv: $csv:literal $(,)?
     }),+ $(,)?) => {
         /// A chapter of the explorable. Its discriminant is its number.
@@ -44,7 +46,7 @@ macro_rules! chapters {
 
         /// Every chapter, in page order.
         pub const CHAPTERS: [ChapterInfo; [$($number),+].len()] = [
-            $(ChapterInfo { id: ChapterId::$id, number: $number, alias: $alias, title: $title, label: $label, tasks: &[$(Task::$task),+], csv: $csv }),+
+            $(ChapterInfo { id: ChapterId::$id, number: $number, alias: $alias, title: $title, short: $short, label: $label, tasks: &[$(Task::$task),+], csv: $csv }),+
         ];
 
         impl Task {
@@ -60,16 +62,16 @@ macro_rules! chapters {
 
 chapters! {
     Plateau = 1 {
-        alias: "plateau", title: "The plateau", label: "plateau", tasks: [MWS, PREFIX_SUM], csv: "plateau-metrics.csv",
+        alias: "plateau", title: "The plateau", short: "Plateau", label: "plateau", tasks: [MWS, PREFIX_SUM], csv: "plateau-metrics.csv",
     },
     Init = 2 {
-        alias: "init", title: "Small initialization", label: "init", tasks: [Anchors], csv: "plateau-anchors-metrics.csv",
+        alias: "init", title: "Small initialization", short: "Small init", label: "init", tasks: [Anchors], csv: "plateau-anchors-metrics.csv",
     },
     Syntax = 3 {
-        alias: "syntax", title: "A head for syntax", label: "syntax", tasks: [Syntax], csv: "plateau-syntax-metrics.csv",
+        alias: "syntax", title: "A head for syntax", short: "Syntax", label: "syntax", tasks: [Syntax], csv: "plateau-syntax-metrics.csv",
     },
     Text = 4 {
-        alias: "text", title: "A language model on real text", label: "text", tasks: [Lm], csv: "plateau-lm-metrics.csv",
+        alias: "text", title: "A language model on real text", short: "Real text", label: "text", tasks: [Lm], csv: "plateau-lm-metrics.csv",
     },
 }
 
