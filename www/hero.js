@@ -118,9 +118,9 @@ const eventCache = new Map();
 
 /**
  * The status line's expectation while the live run has not reached the step at which the runs
- * measured at its configuration reached the chapter's event: "measured runs: the drop at step
- * 225, about 6 s here", the seconds from this page's own rate so far (none before the rate is
- * known). Hidden once the live run has passed that step, and where nothing was measured.
+ * measured at its configuration reached the chapter's event: "earlier runs: the drop at step
+ * 225, about 6 s in", the seconds from this page's own rate so far (none before
+ * the rate is known). Hidden once the live run has passed that step, and where nothing was measured.
  */
 export function noteExpected() {
   const el = $('expect');
@@ -137,8 +137,8 @@ export function noteExpected() {
   setHidden(el, !show);
   if (!show) return;
   const rate = state.rate.value;
-  const about = rate && rate > 0 ? `, about ${Math.max(1, Math.round(ev.step / rate))} s here` : '';
-  setText(el, `measured runs: ${ev.what} at step ${ev.step}${about}`);
+  const about = rate && rate > 0 ? `, about ${Math.max(1, Math.round(ev.step / rate))} s in` : '';
+  setText(el, `earlier runs: ${ev.what} at step ${ev.step}${about}`);
 }
 
 /**

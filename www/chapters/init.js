@@ -58,13 +58,13 @@ function noteCompareVerdict() {
 
 /** One run's answer on the held-out pair, in words, from the engine's events `{answer, step}`:
  * "by the rule (key − 10) since step 275 (final)", "as the mirror pair (key − 6) since …",
- * "neither answer by the end (step 800)", "no answer yet (step 100)".
+ * "neither answer by the end (step 800)", "no answer yet (last checked at step 100)".
  * @param {any} v @param {any[]} rows @param {boolean} done */
 function answerText(v, rows, done) {
   if (!rows.length) v = null;
   if (!v) return 'no evaluation yet';
   const at = `step ${rows[rows.length - 1].step}`;
-  if (v.answer === 'neither') return done ? `neither answer by the end (${at})` : `no answer yet (${at})`;
+  if (v.answer === 'neither') return done ? `neither answer by the end (${at})` : `no answer yet (last checked at ${at})`;
   const how = v.answer === 'inferential' ? 'by the rule (key − 10)' : 'as the mirror pair (key − 6)';
   return `${how} since step ${v.step}${done ? ' (final)' : ` (so far, at ${at})`}`;
 }

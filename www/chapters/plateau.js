@@ -72,7 +72,7 @@ function heroJobs() {
       const series = [
         ...(g ? measuredSeries(g, 'test_acc', C.orange, 'measured runs') : []),
         { label: 'all answers right', color: C.orange, points: col('test_acc') },
-        { label: 'first answer (a copy of x₁)', color: C.orange, points: col('first_token_acc'), dashed: true },
+        { label: 'first answer (a copy of the first input)', color: C.orange, points: col('first_token_acc'), dashed: true },
       ];
       heroChart('hero-acc', series, { y_min: 0, y_max: 1.05, y_label: 'accuracy on new inputs', legend: 'ul' }, heroMarkers());
       say('sum-hero-acc', `${seriesSummary('test accuracy', col('test_acc'), 2)} ${seriesSummary('first-output accuracy', col('first_token_acc'), 2)}`);
