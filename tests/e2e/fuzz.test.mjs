@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { e2eSuite } from './helpers.mjs';
+import { collectConsole, e2eSuite } from './helpers.mjs';
 
 const suite = e2eSuite('fuzz', { waitMs: 60_000, before, after });
 /** The seed and the counts (environment, else the defaults CI runs). */
@@ -54,7 +54,7 @@ const NASTY = ['', ' ', '-1', '1e309', 'NaN', 'inf', '0x10', '999999999999999999
 const PAGE_KEYS = ['hide', 'controls', 'autoplay', 'only', 'seeds', 'backend', 'compare', 'workers'];
 
 test(`${CASES} generated hostile URLs: no crash, a notice for each rejected value, nothing injected, a clean address`, { timeout: 30 * 60_000 }, async (t) => {
-  const { page, run, errors } = await suite.openPage('fuzz', { query: '?autoplay=0&steps=4' });
+  const { page, run } = await suite.openPage('fuzz', { query: '?autoplay=0&steps=4' });
   await run(async () => {
     await suite.waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
     const keys = await page.evaluate(async () => (await import('/www/pkg-view/plateau.js')).paramSchema().map((p) => p.key));
@@ -65,44 +65,54 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
     let refusals = 0;
     /** Opens the page at `pairs` (autoplay=0 last: never train here) and returns what is wrong
      * with it (nothing: []), the notices it showed, and whether it was refused as over the
-     * memory budget. The console errors it caused are taken off the list. @param {string[]} pairs */
+     * memory budget. The console errors are its own. @param {string[]} pairs */
     const visit = async (pairs) => {
       const query = `?${[...pairs, 'autoplay=0'].join('&')}`;
-      const before = errors.length;
-      await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
-      await suite.waitFn(page, () => document.querySelector('#run-state').textContent !== 'starting' || !document.querySelector('#error').hidden);
-      const seen = await page.evaluate(async (q) => {
-        const engine = await import('/www/pkg-view/plateau.js');
-        const parsed = engine.parseQuery(q);
-        const written = window.location.search;
-        const back = engine.parseQuery(written);
-        return {
-          error: document.querySelector('#error').hidden ? '' : document.querySelector('#error').textContent,
-          shown: [...document.querySelectorAll('#notices li')].map((li) => li.textContent),
-          engine: parsed.notices,
-          same: engine.configQuery(parsed.config) === engine.configQuery(back.config),
-          clean: back.notices,
-          written,
-          pwned: window.__pwned,
-          tags: ['img', 'script', 'iframe', 'svg', 'object', 'embed'].map((tag) => document.getElementsByTagName(tag).length),
-          handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
-        };
-      }, query);
-      const caused = errors.splice(before);
-      const wrong = [];
-      // Every value in range but all together over the browser's memory budget: refusing to train
-      // with a message that names what to reduce is the expected outcome (reliability.test.mjs).
-      const refused = /^Training stopped: this configuration needs about \d+\.\d GB of memory to train, over the limit of [\d.]+ GB in the browser; reduce /.test(seen.error);
-      if (!refused && seen.error !== '') wrong.push(`#error: ${seen.error}`);
-      const logged = caused.filter((e) => !(refused && /needs about/.test(e)));
-      if (logged.length) wrong.push(`console errors: ${logged.join(' | ')}`);
-      for (const n of seen.engine) if (!seen.shown.includes(n)) wrong.push(`the engine's notice "${n}" is not shown (${seen.shown.join(' | ')})`);
-      if (!seen.same) wrong.push(`the written address ${seen.written} does not reopen the same configuration`);
-      if (seen.clean.length) wrong.push(`the written address ${seen.written} reads back with notices: ${seen.clean.join(' | ')}`);
-      if (seen.pwned !== undefined) wrong.push('a payload ran');
-      if (JSON.stringify(seen.tags) !== JSON.stringify(baseline)) wrong.push(`elements injected: ${JSON.stringify(seen.tags)} against ${JSON.stringify(baseline)}`);
-      if (seen.handlers !== 0) wrong.push(`${seen.handlers} inline handlers`);
-      return { wrong, shown: seen.shown.length, refused };
+      // Each visit in a context of its own, closed after it: a late message of the visit before
+      // cannot be counted against this one, and the WebAssembly memories of 300 pages are freed as
+      // they go instead of waiting for the renderer's garbage collector (V8 refuses new wasm
+      // memories while too many old ones are still reserved).
+      const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await context.newPage();
+        const caused = collectConsole(page);
+        await page.route('**/favicon.ico', (route) => route.fulfill({ status: 204, body: '' }));
+        await page.goto(`${suite.server.url}${query}`, { waitUntil: 'load' });
+        await suite.waitFn(page, () => document.querySelector('#run-state').textContent !== 'starting' || !document.querySelector('#error').hidden);
+        const seen = await page.evaluate(async (q) => {
+          const engine = await import('/www/pkg-view/plateau.js');
+          const parsed = engine.parseQuery(q);
+          const written = window.location.search;
+          const back = engine.parseQuery(written);
+          return {
+            error: document.querySelector('#error').hidden ? '' : document.querySelector('#error').textContent,
+            shown: [...document.querySelectorAll('#notices li')].map((li) => li.textContent),
+            engine: parsed.notices,
+            same: engine.configQuery(parsed.config) === engine.configQuery(back.config),
+            clean: back.notices,
+            written,
+            pwned: window.__pwned,
+            tags: ['img', 'script', 'iframe', 'svg', 'object', 'embed'].map((tag) => document.getElementsByTagName(tag).length),
+            handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+          };
+        }, query);
+        const wrong = [];
+        // Every value in range but all together over the browser's memory budget: refusing to train
+        // with a message that names what to reduce is the expected outcome (reliability.test.mjs).
+        const refused = /^Training stopped: this configuration needs about \d+\.\d GB of memory to train, over the limit of [\d.]+ GB in the browser; reduce /.test(seen.error);
+        if (!refused && seen.error !== '') wrong.push(`#error: ${seen.error}`);
+        const logged = caused.filter((e) => !(refused && /needs about/.test(e)));
+        if (logged.length) wrong.push(`console errors: ${logged.join(' | ')}`);
+        for (const n of seen.engine) if (!seen.shown.includes(n)) wrong.push(`the engine's notice "${n}" is not shown (${seen.shown.join(' | ')})`);
+        if (!seen.same) wrong.push(`the written address ${seen.written} does not reopen the same configuration`);
+        if (seen.clean.length) wrong.push(`the written address ${seen.written} reads back with notices: ${seen.clean.join(' | ')}`);
+        if (seen.pwned !== undefined) wrong.push('a payload ran');
+        if (JSON.stringify(seen.tags) !== JSON.stringify(baseline)) wrong.push(`elements injected: ${JSON.stringify(seen.tags)} against ${JSON.stringify(baseline)}`);
+        if (seen.handlers !== 0) wrong.push(`${seen.handlers} inline handlers`);
+        return { wrong, shown: seen.shown.length, refused };
+      } finally {
+        await context.close().catch(() => {});
+      }
     };
     for (let i = 0; i < CASES; i += 1) {
       const pairs = Array.from({ length: 1 + Math.floor(next() * 5) }, () => {
@@ -112,9 +122,17 @@ test(`${CASES} generated hostile URLs: no crash, a notice for each rejected valu
       });
       const seen = await visit(pairs);
       if (seen.wrong.length) {
-        const least = await shrink(pairs, async (some) => (await visit(some)).wrong.length > 0);
+        // Every visit's findings are kept, so that a failure that does not recur on the last visit
+        // still says what went wrong the first time (a CI run printed a shrunk query and nothing else).
+        const log = [`?${pairs.join('&')}: ${seen.wrong.join(' ; ')}`];
+        const least = await shrink(pairs, async (some) => {
+          const { wrong } = await visit(some);
+          log.push(`?${some.join('&')}: ${wrong.length ? wrong.join(' ; ') : 'fine'}`);
+          return wrong.length > 0;
+        });
         const why = (await visit(least)).wrong;
-        assert.fail(`seed ${SEED}, case ${i} of ${CASES}: ?${pairs.join('&')}&autoplay=0\n  smallest failing query: ?${least.join('&')}&autoplay=0\n  ${why.join('\n  ')}`);
+        assert.fail(`seed ${SEED}, case ${i} of ${CASES}: ?${pairs.join('&')}&autoplay=0\n  smallest failing query: ?${least.join('&')}&autoplay=0\n  `
+          + `last visit: ${why.length ? why.join('\n  ') : 'fine (the failure did not recur)'}\n  every visit:\n    ${log.join('\n    ')}`);
       }
       notices += seen.shown;
       if (seen.refused) refusals += 1;
