@@ -9,7 +9,7 @@ import { $, darkScheme, download, errText, field, notice, showError } from './do
 import { wireExports } from './exports.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
-import { setSeeds, showChapter, startRun, startWorker, updateRate } from './protocol.js';
+import { setSeeds, showChapter, startOver, startRun, startWorker, updateRate } from './protocol.js';
 import { seedsCsvText } from './seeds.js';
 import { chapter, chapterOf, runConfig, send, state } from './state.js';
 import { loadMeasured } from './measured.js';
@@ -25,6 +25,7 @@ function wireControls() {
   $('play').addEventListener('click', () => (state.running ? hold('user') : playNow()));
   $('stepbtn').addEventListener('click', () => { hold('user'); send({ type: 'step' }); });
   $('reset').addEventListener('click', () => startRun());
+  $('start-over').addEventListener('click', () => startOver());
   for (const p of controlled(state.schema)) {
     $(p.key).addEventListener(p.control?.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
   }
@@ -135,7 +136,20 @@ async function boot() {
   wireControls();
   watchHistory();
   document.addEventListener('plateau:chapter', () => drawTries());
-  document.addEventListener('plateau:fit', () => { onlyRows(); requestAnimationFrame(() => { onlyRows(); scheduleDraw(true); }); });
+  document.addEventListener('plateau:fit', () => {
+    onlyRows();
+    requestAnimationFrame(() => { onlyRows(); scheduleDraw(true); });
+    // The status lines above the charts may grow later (the backend line arrives with the worker,
+    // a notice): the charts share what is left again, so they stay inside the host's height.
+    if (!state.fitWatch) {
+      state.fitWatch = true;
+      let last = $('status-panel').getBoundingClientRect().height;
+      new ResizeObserver(() => {
+        const h = $('status-panel').getBoundingClientRect().height;
+        if (h !== last) { last = h; onlyRows(); scheduleDraw(true); }
+      }).observe($('status-panel'));
+    }
+  });
   $('boot').textContent = 'Starting the training worker…';
   startWorker();
   drawTries();

@@ -10,6 +10,7 @@ import { chapterView, scheduleDraw } from './charts.js';
 import { notice } from './dom.js';
 import { noteDone, showRunning } from './holds.js';
 import { chapter, state, workerShare } from './state.js';
+import { copied } from './autosave.js';
 
 /**
  * @typedef {{config: (cfg: import('./state.js').Config) => import('./state.js').Config | null,
@@ -38,9 +39,11 @@ const label = () => {
   return h && c.cfg ? h.label(c.cfg) : 'the comparison run';
 };
 
-/** The start message of the companion for the run on screen. */
-function startMessage() {
+/** The start message of the companion for the run on screen (with `bytes`: it continues the run
+ * saved in that model file). @param {Uint8Array} [bytes] */
+function startMessage(bytes) {
   return {
+    bytes,
     type: 'start',
     run: state.run,
     config: /** @type {import('./state.js').Config} */ (state.companion.cfg),
@@ -52,9 +55,11 @@ function startMessage() {
 }
 
 /** A new run on screen: its companion starts beside it (its worker is created the first time),
- * or stops when the new run has none (or trains `alone`: a loaded model file). @param {boolean} alone */
-export function startCompanion(alone) {
+ * or stops when the new run has none (or trains `alone`: a loaded model file); with `bytes` (its
+ * autosaved model file) it continues from there. @param {boolean} alone @param {Uint8Array} [bytes] */
+export function startCompanion(alone, bytes) {
   const c = state.companion;
+  c.bytes = bytes ?? null;
   c.rows = [];
   c.events = null;
   c.running = false;
@@ -89,7 +94,7 @@ function startWhenReady() {
   const c = state.companion;
   if (c.worker && c.ready && c.backend && !c.done && !c.started) {
     c.started = true;
-    c.worker.postMessage(startMessage());
+    c.worker.postMessage(startMessage(c.bytes ?? undefined));
   }
 }
 
@@ -157,6 +162,7 @@ function onCompanionMessage(e) {
       showRunning();
       break;
     case 'notice': notice(`Comparison run (${label()}): ${msg.message}`); break;
+    case 'host-copy': copied(msg.run, msg.file, msg.step, true); break;
     case 'error':
       if (msg.fatal) stopCompanion(msg.message);
       else notice(`Comparison run (${label()}): ${msg.message}`);

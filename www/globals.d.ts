@@ -36,8 +36,10 @@ declare global {
       drop: { step: number; seconds: number } | null;
       subject: { step: number; seconds: number } | null;
     } | null;
-    /** On WebGPU: the latest host copy of the run (a model file kept for a device loss): its
-     * step, what it took, how many so far and their total time, its size in bytes. */
+    /** The run autosaved last (www/autosave.js): its key and step. */
+    plateauSaved?: { key: string; step: number };
+    /** The latest host copy of the run (a model file, autosaved, and kept on WebGPU for a device
+     * loss): its step, what it took, how many so far and their total time, its size in bytes. */
     plateauHostCopy?: { step: number; ms: number; count: number; totalMs: number; bytes: number };
     plateauSharding?: { steps: number; own_ms: number; wait_ms: number; sum_ms: number };
     /** When the first trained step arrived, ms since navigation (the engines bench). */

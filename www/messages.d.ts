@@ -25,6 +25,8 @@ type ToWorker =
   | { type: 'prefetch'; query: string }
   | StartRun
   | { type: 'pause' | 'resume' | 'step' | 'save' }
+  /** A host copy of the run now (answered by 'host-copy'), if it moved since the last one. */
+  | { type: 'checkpoint' }
   /** What a model file holds (answered by 'model-info'). */
   | { type: 'inspect'; bytes: Uint8Array }
   /** A live parameter, recorded with the step it was made at so the band's seeds replay it there. */
@@ -61,8 +63,9 @@ type FromWorker =
   | { type: 'state'; running: boolean }
   /** A model file of the run. */
   | { type: 'saved'; run: number; bytes: Uint8Array<ArrayBuffer>; step: number; experiment: string }
-  /** On WebGPU: a host copy was taken (`bytes`: its size). */
-  | { type: 'host-copy'; run: number; step: number; ms: number; count: number; total_ms: number; bytes: number }
+  /** A host copy of the run was taken (`file`: the model file, which the page autosaves; `bytes`: its
+   * size; `ms`, `count`, `total_ms`: what this copy and all of the run's copies took). */
+  | { type: 'host-copy'; run: number; step: number; ms: number; count: number; total_ms: number; bytes: number; file: Uint8Array<ArrayBuffer> }
   /** What a model file holds ({experiment, step, steps, config}), or why not. */
   | { type: 'model-info'; info?: any; error?: string }
   | { type: 'notice'; message: string }

@@ -11,6 +11,7 @@ import { noteDone, showRunning, syncHolds } from './holds.js';
 import { drawBand, onBandChunk, resetBand } from './seeds.js';
 import { companionBackend, companionFor, haltCompanion, startCompanion } from './companion.js';
 import { chapter, chapterInfo, chapterOf, send, state, workerShare } from './state.js';
+import { claim, copied, findSaved, forget, forgetOwn, latestCopy, newRun, runKey } from './autosave.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
  * do the same, but its first call loads the locale data: 40–70 ms of main-thread time here.
@@ -58,10 +59,18 @@ export function drawRuns() {
   $('runs').hidden = state.runs.length === 0 && !state.pinned;
 }
 
-/** Starts a new run of `state.cfg`; with `bytes` (a model file whose config `state.cfg` now is),
- * the run saved in it continues. @param {Uint8Array} [bytes] */
-export function startRun(bytes) {
-  recordRun();
+/**
+ * Starts a new run of `state.cfg`; with `bytes` (a model file whose config `state.cfg` now is),
+ * the run saved in it continues. A loaded model file trains alone; a run that continues from its
+ * autosave or its last copy (`more`) brings its comparison run's file (which continues too, or
+ * starts over when there is none) and its seed band's finished seeds, and is not a new row of the
+ * runs table (`more.same`).
+ * @param {Uint8Array} [bytes]
+ * @param {{companion: Uint8Array | null, band: [number, any[]][], same?: boolean}} [more]
+ */
+export function startRun(bytes, more) {
+  if (!more?.same) { recordRun(); state.continues = 0; }
+  if (!more) $('resumed').hidden = true;
   markPending(false);
   state.rows = [];
   state.events = null;
@@ -81,6 +90,8 @@ export function startRun(bytes) {
   $('steps').textContent = String(state.steps);
   $('run-state').textContent = 'starting';
   state.run += 1;
+  newRun(state.run);
+  claim(runKey(state.runCfg));
   if (state.page.autoplay) state.holds.delete('user');
   else state.holds.add('user');
   state.runDone = false;
@@ -88,9 +99,11 @@ export function startRun(bytes) {
   resetBand();
   state.wantRunning = state.holds.size === 0;
   // A loaded model file continues one run: it trains alone.
-  const runs = !bytes && companionFor() ? 2 : 1;
+  const alone = !!bytes && !more;
+  const runs = !alone && companionFor() ? 2 : 1;
   send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes, ...workerShare(runs) });
-  startCompanion(!!bytes);
+  startCompanion(alone, more?.companion ?? undefined);
+  if (more) keepBand(more.band);
   syncHolds();
   scheduleDraw(true);
 }
@@ -118,12 +131,21 @@ function showWorkers(w) {
 export function onMessage(e) {
   const msg = /** @type {FromWorker} */ (e.data);
   switch (msg.type) {
-    case 'ready':
+    case 'ready': {
       $('boot').hidden = true;
-      // A worker started after the engine failed waits for Reset: the failed run stays on screen.
-      if (state.recovering) { state.recovering = false; $('reset').classList.add('pending'); break; }
-      startRun();
+      const then = state.continueFrom;
+      state.continueFrom = null;
+      // A worker started after the engine failed continues the run from its last copy; without
+      // one it waits for Reset, and the failed run stays on screen.
+      if (state.recovering) {
+        state.recovering = false;
+        if (then) startRun(then.file, { companion: then.companion, band: then.band, same: true });
+        else $('reset').classList.add('pending');
+        break;
+      }
+      resumeOrStart();
       break;
+    }
     case 'racing':
       if (msg.run !== state.run) break;
       $('backend').textContent = 'Backend: timing both backends on this model (a few training steps each)…';
@@ -186,8 +208,11 @@ export function onMessage(e) {
       break;
     case 'notice': notice(msg.message); break;
     case 'host-copy':
-      // What the WebGPU run's host copies cost (for readers' tools, the tests and the bench).
-      if (msg.run === state.run) window.plateauHostCopy = { step: msg.step, ms: msg.ms, count: msg.count, totalMs: msg.total_ms, bytes: msg.bytes };
+      if (msg.run !== state.run) break;
+      // What the run's host copies cost (for readers' tools, the tests and the bench); the copy
+      // itself is autosaved.
+      window.plateauHostCopy = { step: msg.step, ms: msg.ms, count: msg.count, totalMs: msg.total_ms, bytes: msg.bytes };
+      copied(msg.run, msg.file, msg.step);
       break;
     case 'saved':
       if (msg.run !== state.run) break;
@@ -199,6 +224,7 @@ export function onMessage(e) {
       const pending = state.pendingModel;
       state.pendingModel = null;
       if (!pending) break;
+      if (pending.saved) { resumeSaved(pending.saved, msg); break; }
       if (msg.error) { notice(`Could not load ${pending.name}: ${msg.error}`); break; }
       state.cfg = msg.info.config;
       setControls(state.cfg);
@@ -206,10 +232,21 @@ export function onMessage(e) {
       notice(`Loaded ${pending.name}: the run continues from step ${msg.info.step} of ${msg.info.steps}.`);
       break;
     }
-    case 'error':
+    case 'error': {
       if (!msg.fatal) { showError(msg.message); break; }
-      // The engine trapped: that worker is unusable. The rows stay on the charts and in Download
-      // CSV (written from the page's rows); a fresh worker starts and Reset trains again.
+      // The engine trapped: that worker is unusable. A fresh worker continues the run from its
+      // last copy (twice in a run at most: a failure that comes back each time is not retried).
+      const copy = latestCopy();
+      if (copy && state.continues < 2) {
+        state.continues += 1;
+        state.continueFrom = { file: copy.file, companion: copy.companion, band: doneBand() };
+        notice(`${msg.message}. The engine failed at step ${state.step}; a fresh worker continues the run from step ${copy.step}, its last copy.`);
+        haltCompanion();
+        startWorker();
+        break;
+      }
+      // Without a copy the rows stay on the charts and in Download CSV (written from the page's
+      // rows); a fresh worker starts and Reset trains again.
       showError(`${msg.message}. The engine failed; the rows so far stay on the charts and in Download CSV. Press Reset to train again.`);
       $('run-state').textContent = 'stopped';
       state.mainDone = true;
@@ -218,6 +255,7 @@ export function onMessage(e) {
       noteDone();
       startWorker();
       break;
+    }
     default: break;
   }
 }
@@ -284,4 +322,55 @@ export function updateRate() {
     state.rate.value = ds >= 0 ? (ds * 1000) / dt : null;
     state.rate = { step: state.step, t: now, value: state.rate.value, open: true };
   }
+}
+
+// ---- continuing a run -------------------------------------------------------------------
+
+/** The seed band's finished seeds and their rows (what a continued run keeps). @returns {[number, any[]][]} */
+const doneBand = () => [...state.band.done].map((s) => [s, state.band.rows.get(s) ?? []]);
+
+/** A continued run keeps its seed band's finished seeds (of the seeds it has now) and trains the rest.
+ * @param {[number, any[]][]} band */
+function keepBand(band) {
+  const kept = band.filter(([s]) => state.band.seeds.includes(s));
+  if (!kept.length) return;
+  for (const [s, rows] of kept) { state.band.rows.set(s, rows); state.band.done.add(s); }
+  send({ type: 'seeds', seeds: state.band.seeds, done: [...state.band.done] });
+  drawBand();
+  noteDone();
+}
+
+/** The first run of the page: the run saved for this address continues (the worker reads its file
+ * first), else a new run starts. */
+async function resumeOrStart() {
+  const key = runKey(state.cfg);
+  const saved = await findSaved(key);
+  if (!saved) { startRun(); return; }
+  state.pendingModel = { bytes: saved.file, name: 'the saved run', saved: { ...saved, held: await claim(key) } };
+  send({ type: 'inspect', bytes: saved.file });
+}
+
+/** The worker read the saved run's file (`msg`): it continues, or it is removed with the reason.
+ * @param {import('./autosave.js').Saved & {held: boolean}} saved @param {any} msg */
+function resumeSaved(saved, msg) {
+  if (msg.error) {
+    if (saved.held) forget(saved.key);
+    notice(`The run saved for this address could not be continued, so a new run starts (${msg.error}).`);
+    startRun();
+    return;
+  }
+  state.cfg = msg.info.config;
+  setControls(state.cfg);
+  startRun(saved.file, { companion: saved.companion, band: saved.band, same: true });
+  const line = $('resumed');
+  const other = saved.held ? '' : ' Another tab is training this address: this tab continues its own copy and does not save it.';
+  setText($('resumed-text'), `Continued from step ${msg.info.step}, where this address was left.${other}`);
+  line.hidden = false;
+}
+
+/** "Start over": the saved run of the address is removed and a new run starts. */
+export function startOver() {
+  $('resumed').hidden = true;
+  forgetOwn();
+  startRun();
 }

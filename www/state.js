@@ -25,11 +25,13 @@
  *   band: {seeds: number[], rows: Map<number, Row[]>, done: Set<number>}, scrub: number | null, runMs: number, runSince: number | null,
  *   rate: {step: number, t: number, value: number | null, open?: boolean}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
- *   pendingModel: {bytes: Uint8Array, name: string} | null,
+ *   pendingModel: {bytes: Uint8Array, name: string, saved?: import('./autosave.js').Saved & {held: boolean}} | null,
+ *   continueFrom: {file: Uint8Array, companion: Uint8Array | null, band: [number, any[]][]} | null, continues: number, fitWatch: boolean,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, compare_steps: number | null, workers: number},
  *   workerRunning: boolean,
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,
- *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>},
+ *     cfg: Config | null, rows: Row[], events: any, step: number, done: boolean, message: string, seconds: Map<number, number>,
+ *     bytes?: Uint8Array | null},
  *   pinned: Pinned | null,
  *   runs: PastRun[], rowSeconds: Map<number, number>}}
  */
@@ -61,7 +63,10 @@ export const state = {
   run: 0, // id of the run on screen; the worker tags its chunks with it
   worker: null,
   recovering: false, // a new worker replaces one whose engine failed; it waits for Reset
-  pendingModel: null, // a model file chosen under "Load model", until the worker says what it holds
+  pendingModel: null, // a model file chosen under "Load model" (or the autosaved run), until the worker says what it holds
+  continueFrom: null, // after the engine failed: the last copy the fresh worker continues from
+  continues: 0, // how many times the run on screen continued after a failure
+  fitWatch: false, // an only= figure of fixed height follows its status panel's height (www/app.js)
   backendOverride: '',
   page: { hide: [], controls: null, autoplay: true, only: null, seeds: 1, compare: null, compare_steps: null, workers: 0 }, // page-only URL keys
   // The companion run beside the run on screen, in a worker of its own (www/companion.js; chapter

@@ -21,6 +21,8 @@
 //                                      it was made at, so the band's seeds replay it there
 //   {type:'seeds', seeds}              the seed band's seeds from now on
 //   {type:'save'}                      the run as one model file (see 'saved')
+//   {type:'checkpoint'}                a host copy of the run now, if it moved since the last one
+//                                      (see 'host-copy')
 //   {type:'inspect', bytes}            what a model file holds (see 'model-info')
 //   {type:'start', …, bytes}           with bytes: continue the run saved in that model file
 //   {type:'test', what}                fault injection for the end-to-end tests:
@@ -39,7 +41,8 @@
 //   {type:'band', run, seed, step, steps, status, rows}   rows of a band seed (no snapshots)
 //   {type:'state', running}
 //   {type:'saved', run, bytes, step, experiment}   a model file of the run (Uint8Array)
-//   {type:'host-copy', run, step, ms, count, total_ms, bytes}   on WebGPU: a host copy was taken
+//   {type:'host-copy', run, step, ms, count, total_ms, bytes, file}   a host copy was taken
+//                                      (file: the model file; bytes: its size)
 //   {type:'model-info', info, error}   info: {experiment, step, steps, config}; or why not
 //   {type:'error', message, fatal}     fatal: the engine trapped (a Rust panic); this worker
 //                                      is unusable from now on and the page replaces it
@@ -48,12 +51,16 @@ import { E, choose, errText, engineKind, forgetChoice, prefetch, useEngine, view
 import { dropHelpers, helpers, shardedChunk, startHelpers, tellHelpers } from './worker-shards.js';
 
 const CHUNK_MS = 30; // longest stretch of training between two looks at the message queue
-// On WebGPU the worker keeps a host copy of the run (a model file: one read of every weight and
-// moment), so that a device loss continues from it on the CPU instead of from step 0. The cadence
-// is set by measurement: a copy is taken at the end of a chunk once the training time since the
-// last copy is at least HOST_COPY_RATIO times what that copy took, so copies cost at most
-// 1/HOST_COPY_RATIO (5 %) of the training time, whatever the model and the GPU.
+// The worker keeps a host copy of the run (a model file: one read of every weight and moment),
+// posted to the page, which autosaves it (www/autosave.js) so that a reload or a failed worker
+// continues from it, and which a WebGPU device loss continues from on the CPU instead of from
+// step 0. The cadence is set by measurement: a copy is taken at the end of a chunk once the time
+// since the last copy is at least HOST_COPY_RATIO times what that copy took, so copies cost at
+// most 1/HOST_COPY_RATIO (5 %) of the training time whatever the model and the backend, and at
+// least HOST_COPY_GAP_MS (a few seconds of training at most are lost). The page asks for one at
+// once ('checkpoint') when the tab is hidden; the run's last step gets one when it finishes.
 const HOST_COPY_RATIO = 20;
+const HOST_COPY_GAP_MS = 3000;
 
 /** @typedef {import('./pkg/plateau.js').Session} Session */
 /** A message from the page (www/messages.d.ts). @typedef {ToWorker} Msg */
@@ -75,7 +82,7 @@ let mainStep = 0; // the step the run on screen has reached
 let schedule = []; // the live changes of the run: {step, key, value}, in order
 let replayed = schedule.length; // after a restart on the CPU, how many of them the new session has applied
 /** @type {{bytes: Uint8Array, step: number, ms: number, at: number} | null} */
-let hostCopy = null; // on WebGPU: {bytes, step, ms, at}, the run's latest model file (see HOST_COPY_RATIO)
+let hostCopy = null; // {bytes, step, ms, at}, the run's latest model file (see HOST_COPY_RATIO)
 let hostCopies = { count: 0, ms: 0 }; // the copies of this run: how many, their total time
 // The seed band: the seeds still to train, the session of the one training, how many of the
 // schedule's changes it has applied.
@@ -321,23 +328,31 @@ async function chunk(budget, maxSteps) {
   }
   post({ type: 'chunk', run, ...out });
   mainStep = out.step;
-  if (out.status !== 'running') {
-    mainDone = true;
-    if (!band.seeds.length) { running = false; post({ type: 'state', running }); }
-  } else if (sess.backend === 'webgpu' && (!hostCopy || performance.now() - hostCopy.at >= HOST_COPY_RATIO * hostCopy.ms)) {
-    const t0 = performance.now();
-    let bytes;
-    try {
-      bytes = await guarded(sess.saveModel());
-    } catch (err) {
-      await restartOnCpu(err);
-      return;
-    }
-    const t1 = performance.now();
-    hostCopy = { bytes, step: out.step, ms: t1 - t0, at: t1 };
-    hostCopies = { count: hostCopies.count + 1, ms: hostCopies.ms + (t1 - t0) };
-    post({ type: 'host-copy', run, step: out.step, ms: t1 - t0, count: hostCopies.count, total_ms: hostCopies.ms, bytes: bytes.length });
+  const finished = out.status !== 'running';
+  if (finished) mainDone = true;
+  if (finished || !hostCopy || performance.now() - hostCopy.at >= Math.max(HOST_COPY_GAP_MS, HOST_COPY_RATIO * hostCopy.ms)) await copyToHost();
+  if (finished && !band.seeds.length) { running = false; post({ type: 'state', running }); }
+}
+
+/** Takes a host copy of the run on screen (a model file) unless it has not trained yet or the
+ * last copy is of this step, and posts it ('host-copy'). On WebGPU a failure continues the run
+ * on the CPU. */
+async function copyToHost() {
+  const sess = session;
+  if (!sess || sess.step === 0 || (hostCopy && hostCopy.step === sess.step)) return;
+  const t0 = performance.now();
+  let bytes;
+  try {
+    bytes = await guarded(sess.saveModel());
+  } catch (err) {
+    if (sess.backend === 'webgpu') { await restartOnCpu(err); return; }
+    post({ type: 'notice', message: `The run could not be copied for saving: ${errText(err)}` });
+    return;
   }
+  const t1 = performance.now();
+  hostCopy = { bytes, step: sess.step, ms: t1 - t0, at: t1 };
+  hostCopies = { count: hostCopies.count + 1, ms: hostCopies.ms + (t1 - t0) };
+  post({ type: 'host-copy', run, step: sess.step, ms: t1 - t0, count: hostCopies.count, total_ms: hostCopies.ms, bytes: bytes.length, file: bytes });
 }
 
 /** Trains the seed band's next stretch: the first seed left, from the run's start config with its
@@ -366,7 +381,8 @@ async function bandChunk() {
 async function handle(msg) {
   switch (msg.type) {
     case 'start': await start(msg); break;
-    case 'pause': running = false; post({ type: 'state', running }); break;
+    case 'pause': running = false; post({ type: 'state', running }); await copyToHost(); break;
+    case 'checkpoint': await copyToHost(); break;
     case 'resume': if (session) { running = true; post({ type: 'state', running }); } break;
     case 'step': if (session) { running = false; post({ type: 'state', running }); await chunk(0, 1); } break;
     case 'set':
