@@ -27,13 +27,30 @@ const CASES = [
   ['4 · Real text', '?experiment=lm&backend=cpu'],
 ];
 
-/** Resident memory (bytes) of Chromium's renderer processes: the page's and its workers'. */
-function rendererRss() {
-  let sum = 0;
+/** The processes descended from this one (the bench's own Chromium), from /proc's parent links. */
+function descendants() {
+  const parent = new Map();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch { /* the process ended */ }
+  }
+  const mine = new Set([String(process.pid)]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, pp] of parent) if (!mine.has(pid) && mine.has(pp)) { mine.add(pid); grew = true; }
+  }
+  return mine;
+}
+
+/** Resident memory (bytes) of this bench's Chromium renderer processes: the page's and its workers'. */
+function rendererRss() {
+  let sum = 0;
+  for (const pid of descendants()) {
+    try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!/chromium/.test(cmd) || !/--type=renderer/.test(cmd)) continue;
+      if (!/--type=renderer/.test(cmd)) continue;
       const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (rss) sum += Number(rss[1]) * 1024;
     } catch { /* the process ended */ }

@@ -65,8 +65,12 @@ function wireControls() {
   redrawOnResize();
 }
 
-// Fault injection for the end-to-end tests: window.plateauTest('diverge' | 'device-loss').
-window.plateauTest = (what) => send({ type: 'test', what });
+// Fault injection for the end-to-end tests: window.plateauTest('diverge' | 'panic' | 'device-loss' |
+// 'shard-panic'), told to the worker; 'worker-error' fires the error event a failed worker gives.
+window.plateauTest = (what) => {
+  if (what === 'worker-error') state.worker?.dispatchEvent(new ErrorEvent('error', { message: 'test hook: the worker failed' }));
+  else send({ type: 'test', what });
+};
 
 // Longest main-thread task seen (Long Tasks API), and the longest drawing job's own script time,
 // for the end-to-end test, the bench and the curious.

@@ -232,32 +232,38 @@ export function onMessage(e) {
       notice(`Loaded ${pending.name}: the run continues from step ${msg.info.step} of ${msg.info.steps}.`);
       break;
     }
-    case 'error': {
-      if (!msg.fatal) { showError(msg.message); break; }
-      // The engine trapped: that worker is unusable. A fresh worker continues the run from its
-      // last copy (twice in a run at most: a failure that comes back each time is not retried).
-      const copy = latestCopy();
-      if (copy && state.continues < 2) {
-        state.continues += 1;
-        state.continueFrom = { file: copy.file, companion: copy.companion, band: doneBand() };
-        notice(`${msg.message}. The engine failed at step ${state.step}; a fresh worker continues the run from step ${copy.step}, its last copy.`);
-        haltCompanion();
-        startWorker();
-        break;
-      }
-      // Without a copy the rows stay on the charts and in Download CSV (written from the page's
-      // rows); a fresh worker starts and Reset trains again.
-      showError(`${msg.message}. The engine failed; the rows so far stay on the charts and in Download CSV. Press Reset to train again.`);
-      $('run-state').textContent = 'stopped';
-      state.mainDone = true;
-      state.band.seeds.forEach((s) => state.band.done.add(s));
-      haltCompanion();
-      noteDone();
-      startWorker();
+    case 'error':
+      if (msg.fatal) engineFailed(msg.message);
+      else showError(msg.message);
       break;
-    }
     default: break;
   }
+}
+
+/**
+ * The run on screen's worker is unusable (its engine trapped, or the worker itself failed): a
+ * fresh worker continues the run from its last copy (twice in a run at most: a failure that comes
+ * back each time is not retried). Without a copy the rows stay on the charts and in Download CSV
+ * (written from the page's rows), a fresh worker starts, and Reset trains again.
+ * @param {string} message
+ */
+function engineFailed(message) {
+  const copy = latestCopy();
+  if (copy && state.continues < 2) {
+    state.continues += 1;
+    state.continueFrom = { file: copy.file, companion: copy.companion, band: doneBand() };
+    notice(`${message}. The engine failed at step ${state.step}; a fresh worker continues the run from step ${copy.step}, its last copy.`);
+    haltCompanion();
+    startWorker();
+    return;
+  }
+  showError(`${message}. The engine failed; the rows so far stay on the charts and in Download CSV. Press Reset to train again.`);
+  $('run-state').textContent = 'stopped';
+  state.mainDone = true;
+  state.band.seeds.forEach((s) => state.band.done.add(s));
+  haltCompanion();
+  noteDone();
+  startWorker();
 }
 
 /** Starts the training worker (again, after an engine failure: the old one is terminated). */
@@ -268,7 +274,12 @@ export function startWorker() {
   const early = state.worker ? undefined : window.plateauEarlyWorker;
   window.plateauEarlyWorker = undefined;
   const worker = early ? early.worker : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  const failed = (/** @type {ErrorEvent} */ e) => showError(`The training worker failed: ${e.message || 'it could not start'}.`);
+  // A worker that fails once it has trained (out of memory, say) is replaced like a trapped
+  // engine; one that cannot start says so.
+  const failed = (/** @type {ErrorEvent} */ e) => {
+    if (state.worker === worker && latestCopy()) engineFailed(`The training worker failed (${e.message || 'it stopped'})`);
+    else showError(`The training worker failed: ${e.message || 'it could not start'}.`);
+  };
   worker.onmessage = onMessage;
   worker.onerror = failed;
   // The address at once: the worker reads its backend (`queryBackend`), chooses and fetches its

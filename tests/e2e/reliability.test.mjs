@@ -10,8 +10,8 @@
 //   2b. Save model writes the run as one file; Load model continues it with the rows a straight
 //      run gives (bit for bit on the same backend); a damaged file is refused with a message and
 //      nothing on the page changes;
-//   3. a panic inside the engine (a wasm trap): a fresh worker continues the run from its last
-//      copy (www/autosave.js), with the rows a straight run gives;
+//   3. a panic inside the engine (a wasm trap), then a failed worker (its error event): each time
+//      a fresh worker continues the run from its last copy, with the rows a straight run gives;
 //   4. a chart whose drawing fails says so in its own card while the others keep drawing;
 //   5. the backend race (forced with backend=race, since SwiftShader is a software adapter)
 //      times both backends, trains on the faster (the CPU here) and shows both figures; a reset
@@ -63,8 +63,8 @@ for (const experiment of ['mws', 'anchors', 'syntax']) {
   });
 }
 
-test('a panic inside the engine: a fresh worker continues the run from its last copy, with a straight run\'s rows', { timeout: TEST_TIMEOUT }, async (t) => {
-  const query = '?backend=cpu&steps=80&eval-every=1';
+test('a panic inside the engine, then a failed worker: a fresh worker continues the run from its last copy each time, with a straight run\'s rows', { timeout: TEST_TIMEOUT }, async (t) => {
+  const query = '?backend=cpu&steps=120&eval-every=1';
   const csvOf = async (page, name) => {
     const [d] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click('#csv')]);
     await d.saveAs(join(ARTIFACTS, name));
@@ -88,8 +88,15 @@ test('a panic inside the engine: a fresh worker continues the run from its last 
     t.diagnostic(notice);
     assert.match(notice, /^Training stopped: .*\. The engine failed at step \d+; a fresh worker continues the run from step \d+, its last copy\.$/);
     assert.ok(errors.some((e) => /test hook: a panic inside the engine/.test(e)), 'the panic is the one the hook raised');
+    // The worker itself fails (the error event a worker out of memory gives): continued again.
+    await waitFn(page, () => (window.plateauHostCopy?.step ?? 0) >= 45);
+    await page.evaluate(() => window.plateauTest('worker-error'));
+    await waitFn(page, () => document.querySelectorAll('#notices li').length === 2);
+    const second = await page.$eval('#notices li:last-child', (li) => li.textContent);
+    t.diagnostic(second);
+    assert.match(second, /^The training worker failed \(test hook: the worker failed\)\. The engine failed at step \d+; a fresh worker continues the run from step \d+, its last copy\.$/);
     await waitFn(page, () => document.querySelector('#run-state').textContent === 'finished');
-    assert.equal(await csvOf(page, 'reliability-panic.csv'), rows, 'the continued run gives the straight run\'s rows');
+    assert.equal(await csvOf(page, 'reliability-panic.csv'), rows, 'the run continued twice gives the straight run\'s rows');
     assert.equal(await page.$$eval('#runs-body tr', (trs) => trs.length), 0, 'the continued run is the same run, not a new row of the runs table');
   });
 });
