@@ -7,6 +7,7 @@ import { chapterViews, loadChapters, redrawOnResize, scheduleDraw, warmUp } from
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, download, errText, field, notice, showError } from './dom.js';
 import { wireExports } from './exports.js';
+import { wireTerms } from './terms.js';
 import { hold, playNow, watchHolds } from './holds.js';
 import { applyPageFlags, onlyRows, pageIds } from './pageflags.js';
 import { setSeeds, showChapter, startOver, startRun, startWorker, updateRate } from './protocol.js';
@@ -26,6 +27,7 @@ function wireControls() {
   $('stepbtn').addEventListener('click', () => { hold('user'); send({ type: 'step' }); });
   $('reset').addEventListener('click', () => startRun());
   $('start-over').addEventListener('click', () => startOver());
+  wireTerms();
   for (const p of controlled(state.schema)) {
     $(p.key).addEventListener(p.control?.widget.type === 'slider' ? 'input' : 'change', () => changeParam(p));
   }

@@ -186,3 +186,42 @@ test('the hero names its event in words once it has happened, and the annotation
     });
   }
 });
+
+// Issue 61: each of the papers' terms that the page keeps is defined where it first appears, in a
+// button that the keyboard reaches (Tab) and opens (Enter, Space), and Escape closes.
+test('every defined term opens its definition inline by keyboard', { timeout: 3 * 60_000 }, async (t) => {
+  const { page, run } = await suite.openPage('terms', { query: '?experiment=mws&autoplay=0' });
+  await run(async () => {
+    const defined = [];
+    for (const ch of CHAPTERS) {
+      await page.goto(`${suite.server.url}${ch.query}&autoplay=0`);
+      await suite.waitFn(page, () => /cpu|webgpu/i.test(document.querySelector('#backend').textContent));
+      const ids = await page.$$eval('button.term', (bs) => bs.filter((b) => b.offsetParent !== null).map((b) => b.getAttribute('aria-controls')));
+      for (const id of ids) {
+        const sel = `button.term[aria-controls="${id}"]`;
+        // Tab from the element before it lands on it: it is in the page's tab order.
+        await page.$eval(sel, (b) => {
+          const before = document.createElement('button');
+          before.id = 'tab-probe';
+          b.before(before);
+          before.focus();
+        });
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate((s) => document.activeElement === document.querySelector(s), sel), true, `Tab reaches ${id}`);
+        await page.$eval('#tab-probe', (el) => el.remove());
+        for (const key of ['Enter', ' ']) {
+          await page.keyboard.press(key === ' ' ? 'Space' : key);
+          const open = await page.$eval(`#${id}`, (d) => ({ shown: !d.hidden && d.getBoundingClientRect().width > 0, text: d.textContent.trim() }));
+          assert.ok(open.shown, `${key} opens ${id}`);
+          assert.equal(await page.$eval(sel, (b) => b.getAttribute('aria-expanded')), 'true');
+          assert.match(open.text, /^\(.{20,}\)$/, `${id} says what it means: ${open.text}`);
+          await page.keyboard.press('Escape');
+          assert.equal(await page.$eval(`#${id}`, (d) => d.hidden), true, `Escape closes ${id}`);
+        }
+        defined.push(`${ch.n}:${await page.$eval(sel, (b) => b.textContent)}`);
+      }
+    }
+    t.diagnostic(defined.join(', '));
+    for (const term of ['1:Ω', '1:collapse', '3:gold arcs', '3:UAS', '3:offset guess']) assert.ok(defined.includes(term), `${term} is defined (${defined.join(', ')})`);
+  });
+});

@@ -126,10 +126,11 @@ function syntaxJobs() {
     } },
     { canvases: ['chart-uas'], draw: () => {
       lineChart('chart-uas', [
-        { label: 'all arcs: best head', color: C.green, points: col('uas') },
-        { label: 'all arcs: offset guess', color: C.green, points: col('offset_uas'), dashed: true },
-        { label: 'subject→verb: best head', color: C.purple, points: col('uas_subject') },
-        { label: 'subject→verb: offset guess', color: C.purple, points: col('offset_uas_subject'), dashed: true },
+        // The subject → verb head green, as in the hero; the other arcs in their own colours.
+        { label: 'all arcs: best head', color: C.sky, points: col('uas') },
+        { label: 'all arcs: offset guess', color: C.sky, points: col('offset_uas'), dashed: true },
+        { label: 'subject→verb: best head', color: C.green, points: col('uas_subject') },
+        { label: 'subject→verb: offset guess', color: C.green, points: col('offset_uas_subject'), dashed: true },
         { label: 'non-adjacent arcs: best head', color: C.verm, points: col('uas_nonadjacent') },
         { label: 'non-adjacent arcs: offset guess', color: C.verm, points: col('offset_uas_nonadjacent'), dashed: true },
       ], { y_min: 0, y_max: 1.05, y_label: 'UAS', legend: 'ur' });
