@@ -35,12 +35,6 @@ export function pageQuery() {
   return pageKeys({ ...state.page, backend: state.backendOverride });
 }
 
-/** The query that reproduces the configuration on screen (written by the engine). */
-/** @param {import('./state.js').Config} cfg */
-export function shareQuery(cfg) {
-  return [configQuery(cfg), ...pageQuery()].join('&');
-}
-
 /** Writes the configuration of the next reset into the address bar (no reload, no history
  * entry); `query`, when given, is the engine's query of `state.cfg` (from `editConfig`).
  * @param {string} [query] */

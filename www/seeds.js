@@ -82,7 +82,7 @@ export function drawBand() {
     ? ' — the other seeds train when this run finishes'
     : training !== undefined ? ` — training seed ${training}` : '';
   const summary = runs.length ? seedsSummary(cfg.experiment, runs.map((r) => r.rows)) : '';
-  setText(el, `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} The charts draw each curve's median over the seeds with the range (min–max) shaded; the maps and the sentences under the charts describe seed ${cfg.seed}.`);
+  setText(el, `${head}${next}. ${summary ? `Over the finished seeds: ${summary}.` : ''} Each chart's line is the median over the seeds trained so far, with their range (lowest to highest) shaded; everything else on the page shows seed ${cfg.seed}.`);
 }
 
 /** Downloads the band's rows as one CSV with a `seed` column (the text `plateau run --seeds` writes). */
