@@ -115,7 +115,8 @@ fn assert_no_circle(edges: &BTreeMap<String, BTreeSet<String>>) {
 }
 
 /// Which of the page's modules (`www/*.js`, `www/chapters/*.js`) each imports by a static
-/// `import … from './x.js'` (or `export … from`), the engine's generated `pkg*/` left out.
+/// `import … from './x.js'` (or `export … from`) or a dynamic `import('./x.js')` (a template's
+/// folder: each of its modules), the engine's generated `pkg*/` left out.
 fn page_imports() -> BTreeMap<String, BTreeSet<String>> {
     let www = Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -147,6 +148,40 @@ fn page_imports() -> BTreeMap<String, BTreeSet<String>> {
                 }
                 edges.entry(from.clone()).or_default().insert(path.join("/"));
             }
+            // A dynamic `import(`./chapters/${…}.js`)` reaches every module of that folder, and
+            // `import('./x.js')` that one: a circle through one is a circle at run time.
+            let mut at = 0;
+            while let Some(i) = text[at..].find("import(") {
+                let start = at + i;
+                at = start + "import(".len();
+                let rest = &text[at..];
+                // A type in a comment (JSDoc's `import('./x.js').T`) imports nothing at run time.
+                let line = &text[text[..start].rfind('\n').map_or(0, |n| n + 1)..start];
+                let (open, close) = (text[..start].rfind("/*"), text[..start].rfind("*/"));
+                if line.contains("//") || line.trim_start().starts_with('*') || open > close {
+                    continue;
+                }
+                let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '`')) else { continue };
+                let target = rest[1..].split(quote).next().unwrap();
+                if !target.starts_with("./") || target.contains("pkg") {
+                    continue;
+                }
+                let dir = Path::new(&from).parent().unwrap().join(&target[2..]);
+                let dir = dir.to_str().unwrap();
+                match dir.split_once("${") {
+                    Some((folder, _)) => {
+                        for m in std::fs::read_dir(www.join(folder)).unwrap() {
+                            let name = m.unwrap().file_name().into_string().unwrap();
+                            if name.ends_with(".js") {
+                                edges.entry(from.clone()).or_default().insert(format!("{folder}{name}"));
+                            }
+                        }
+                    }
+                    None => {
+                        edges.entry(from.clone()).or_default().insert(dir.to_string());
+                    }
+                }
+            }
         }
     }
     edges
@@ -158,6 +193,8 @@ fn no_page_module_imports_one_that_imports_it_back() {
     assert_no_circle(&edges);
     // The rule can see an import: the app boots the charts, a chapter's module draws with draw.js.
     assert!(edges["app.js"].contains("charts.js") && edges["chapters/init.js"].contains("draw.js"), "{edges:?}");
+    // ... and a dynamic one: the app loads the chapters' modules by their aliases.
+    assert!(edges["app.js"].contains("chapters/syntax.js"), "{edges:?}");
 }
 
 #[test]

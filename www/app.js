@@ -3,7 +3,7 @@
 // No metric is computed in the page: rows and snapshots come from the engine; the modules only
 // route them to the drawing functions and the DOM.
 import init, { chapterList, editConfig, paramSchema, readUrl, runHeadline } from './pkg-view/plateau.js';
-import { chapterViews, loadChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
+import { chapterViews, registerChapters, redrawOnResize, scheduleDraw, warmUp } from './charts.js';
 import { buildControls, changeParam, controlled, setControls } from './controls.js';
 import { $, darkScheme, download, errText, field, notice, showError } from './dom.js';
 import { wireExports } from './exports.js';
@@ -116,7 +116,12 @@ async function boot() {
   }
   state.chapters = chapterList();
   try {
-    await loadChapters(state.chapters);
+    // Each chapter's page module, named by the engine's chapter list; a missing one stops the page
+    // with a message naming the file.
+    const modules = await Promise.all(state.chapters.map((c) => import(`./chapters/${c.alias}.js`).catch((e) => {
+      throw new Error(`chapter ${c.number}'s page module www/chapters/${c.alias}.js did not load (${errText(e)})`);
+    })));
+    registerChapters(state.chapters, modules);
   } catch (err) {
     showError(`The page is missing a part: ${errText(err)}. Try reloading.`);
     return;

@@ -11,7 +11,7 @@ import { noteExpected } from './hero.js';
 import { chapter, chapterOf, runConfig, state } from './state.js';
 
 /** The chapters' page modules in page order, each with its number from the engine's chapter list
- * ([`loadChapters`]). @type {ChapterView[]} */
+ * ([`registerChapters`]). @type {ChapterView[]} */
 const VIEWS = [];
 
 export { chartAsSvg } from './draw.js';
@@ -169,16 +169,14 @@ function drawChart(c) {
 export const CHARTS = [];
 
 /**
- * Loads each chapter's page module, `www/chapters/<alias>.js`, from the engine's chapter list
- * (`chapterList()`, the Rust registry declared once by `chapters!`): that list is the manifest,
- * and a module takes its number from it. A chapter whose module is missing stops the page with
- * a message naming the file. Fills the page's chapter views and [`CHARTS`] in page order.
- * @param {{number: number, alias: string}[]} chapters
+ * Registers each chapter's page module (`www/chapters/<alias>.js`, loaded by www/app.js from the
+ * engine's chapter list, `chapterList()`, the Rust registry declared once by `chapters!`): that
+ * list is the manifest, and a module takes its number from it. Fills the page's chapter views and
+ * [`CHARTS`] in page order. (The loading is the app's, so that this module, which the chapter
+ * modules import through others, imports none of them: no circle, not even through `import()`.)
+ * @param {{number: number, alias: string}[]} chapters @param {{view: ChapterModule}[]} modules
  */
-export async function loadChapters(chapters) {
-  const modules = await Promise.all(chapters.map((c) => import(`./chapters/${c.alias}.js`).catch((e) => {
-    throw new Error(`chapter ${c.number}'s page module www/chapters/${c.alias}.js did not load (${errText(e)})`);
-  })));
+export function registerChapters(chapters, modules) {
   VIEWS.length = 0;
   chapters.forEach((c, i) => VIEWS.push({ ...modules[i].view, number: c.number }));
   CHARTS.length = 0;
