@@ -14,7 +14,7 @@
 // unsaved. Nothing here computes a number: the files are the engine's, read back by the engine.
 import { configQuery } from './pkg-view/plateau.js';
 import { errText, notice } from './dom.js';
-import { state } from './state.js';
+import { state, trainingSeconds } from './state.js';
 
 /** The most runs kept, and the most bytes in all (oldest evicted first). */
 export const BUDGET = { runs: 5, bytes: 50 * 1024 * 1024 };
@@ -25,7 +25,10 @@ const DB_VERSION = 1;
  * A saved run: its key (the address), when it was saved, its step, its size in bytes, the run's
  * model file, the comparison run's (or null), and the seed band's finished seeds' rows.
  * @typedef {{key: string, at: number, step: number, size: number}} Meta
- * @typedef {Meta & {file: Uint8Array, companion: Uint8Array | null, band: [number, any[]][]}} Saved
+ * @typedef {Meta & {file: Uint8Array, companion: Uint8Array | null, band: [number, any[]][], clock?: Clock}} Saved
+ * The training clock of a saved run: the seconds trained, and when each row of the run (and of its
+ * comparison run) arrived, up to the saved steps.
+ * @typedef {{ms: number, rows: [number, number][], companion: [number, number][]}} Clock
  */
 
 /** Why storage cannot be used on this page (null: it can, as far as we know). @type {string | null} */
@@ -36,7 +39,7 @@ let opening = null;
 /** @type {{key: string, held: boolean, release: (() => void) | null, pending: Promise<boolean> | null}} */
 const mine = { key: '', held: false, release: null, pending: null };
 /** The latest copies of the run on screen and of its comparison run (the run id they belong to). */
-const latest = { run: -1, file: /** @type {Uint8Array | null} */ (null), step: 0, companion: /** @type {Uint8Array | null} */ (null) };
+const latest = { run: -1, file: /** @type {Uint8Array | null} */ (null), step: 0, companion: /** @type {Uint8Array | null} */ (null), companionStep: 0 };
 /** A write in progress and whether another is wanted after it (writes never overlap). */
 let writing = false;
 let again = false;
@@ -146,16 +149,28 @@ export function newRun(run) {
   latest.file = null;
   latest.companion = null;
   latest.step = 0;
+  latest.companionStep = 0;
+}
+
+/** The training clock as it stands now, with the rows' times up to `step` (the comparison run's up
+ * to `companionStep`): what a run continued from copies of those steps keeps. @param {number} step
+ * @param {number} companionStep @returns {Clock} */
+export function clockUpTo(step, companionStep) {
+  return {
+    ms: trainingSeconds() * 1000,
+    rows: [...state.rowSeconds].filter(([s]) => s <= step),
+    companion: [...state.companion.seconds].filter(([s]) => s <= companionStep),
+  };
 }
 
 /** The run on screen's latest copy (its model file), for a failed worker to continue from. */
-export const latestCopy = () => (latest.run === state.run && latest.file ? { file: latest.file, step: latest.step, companion: latest.companion } : null);
+export const latestCopy = () => (latest.run === state.run && latest.file ? { file: latest.file, step: latest.step, companion: latest.companion, companionStep: latest.companionStep } : null);
 
 /** A host copy of the run on screen (`companion`: of its comparison run) arrived: keep it and save.
  * @param {number} run @param {Uint8Array} file @param {number} step @param {boolean} [companion] */
 export function copied(run, file, step, companion = false) {
   if (run !== state.run || latest.run !== run) return;
-  if (companion) latest.companion = file;
+  if (companion) { latest.companion = file; latest.companionStep = step; }
   else { latest.file = file; latest.step = step; }
   save();
 }
@@ -183,7 +198,7 @@ async function save() {
       const band = [...state.band.done].map((s) => [s, state.band.rows.get(s) ?? []]);
       const size = file.byteLength + (companion ? companion.byteLength : 0);
       /** @type {Saved} */
-      const rec = { key: mine.key, at: Date.now(), step: latest.step, size, file, companion, band };
+      const rec = { key: mine.key, at: Date.now(), step: latest.step, size, file, companion, band, clock: clockUpTo(latest.step, latest.companionStep) };
       await write(rec);
     } while (again && !broken);
   } catch (err) {

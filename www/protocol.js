@@ -11,7 +11,7 @@ import { noteDone, showRunning, syncHolds } from './holds.js';
 import { drawBand, onBandChunk, resetBand } from './seeds.js';
 import { companionBackend, companionFor, haltCompanion, startCompanion } from './companion.js';
 import { chapter, chapterInfo, chapterOf, send, state, workerShare } from './state.js';
-import { claim, copied, findSaved, forget, forgetOwn, latestCopy, newRun, runKey } from './autosave.js';
+import { claim, clockUpTo, copied, findSaved, forget, forgetOwn, latestCopy, newRun, runKey } from './autosave.js';
 
 /** `n` with commas between groups of three digits (233216 → "233,216"). `toLocaleString` would
  * do the same, but its first call loads the locale data: 40–70 ms of main-thread time here.
@@ -64,9 +64,10 @@ export function drawRuns() {
  * the run saved in it continues. A loaded model file trains alone; a run that continues from its
  * autosave or its last copy (`more`) brings its comparison run's file (which continues too, or
  * starts over when there is none) and its seed band's finished seeds, and is not a new row of the
- * runs table (`more.same`).
+ * runs table (`more.same`). Its training clock goes on from `more.clock` (the seconds trained,
+ * and when each row and each comparison row arrived), so the times of its events stay true.
  * @param {Uint8Array} [bytes]
- * @param {{companion: Uint8Array | null, band: [number, any[]][], same?: boolean}} [more]
+ * @param {{companion: Uint8Array | null, band: [number, any[]][], same?: boolean, clock?: import('./autosave.js').Clock}} [more]
  */
 export function startRun(bytes, more) {
   if (!more?.same) { recordRun(); state.continues = 0; }
@@ -104,6 +105,11 @@ export function startRun(bytes, more) {
   send({ type: 'start', run: state.run, config: state.runCfg, backend: state.backendOverride, autoplay: state.wantRunning, seeds: state.band.seeds, bytes, ...workerShare(runs) });
   startCompanion(alone, more?.companion ?? undefined);
   if (more) keepBand(more.band);
+  if (more?.clock) {
+    state.runMs = more.clock.ms;
+    state.rowSeconds = new Map(more.clock.rows);
+    state.companion.seconds = new Map(more.clock.companion);
+  }
   syncHolds();
   scheduleDraw(true);
 }
@@ -139,7 +145,7 @@ export function onMessage(e) {
       // one it waits for Reset, and the failed run stays on screen.
       if (state.recovering) {
         state.recovering = false;
-        if (then) startRun(then.file, { companion: then.companion, band: then.band, same: true });
+        if (then) startRun(then.file, { companion: then.companion, band: then.band, same: true, clock: then.clock });
         else $('reset').classList.add('pending');
         break;
       }
@@ -251,7 +257,7 @@ function engineFailed(message) {
   const copy = latestCopy();
   if (copy && state.continues < 2) {
     state.continues += 1;
-    state.continueFrom = { file: copy.file, companion: copy.companion, band: doneBand() };
+    state.continueFrom = { file: copy.file, companion: copy.companion, band: doneBand(), clock: clockUpTo(copy.step, copy.companionStep) };
     notice(`${message}. The engine failed at step ${state.step}; a fresh worker continues the run from step ${copy.step}, its last copy.`);
     haltCompanion();
     startWorker();
@@ -372,7 +378,7 @@ function resumeSaved(saved, msg) {
   }
   state.cfg = msg.info.config;
   setControls(state.cfg);
-  startRun(saved.file, { companion: saved.companion, band: saved.band, same: true });
+  startRun(saved.file, { companion: saved.companion, band: saved.band, same: true, clock: saved.clock });
   const line = $('resumed');
   const other = saved.held ? '' : ' Another tab is training this address: this tab continues its own copy and does not save it.';
   setText($('resumed-text'), `Continued from step ${msg.info.step}, where this address was left.${other}`);

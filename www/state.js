@@ -26,7 +26,7 @@
  *   rate: {step: number, t: number, value: number | null, open?: boolean}, drawPending: boolean, drawAgain: boolean,
  *   lastDraw: number, run: number, worker: Worker | null, recovering: boolean, backendOverride: string,
  *   pendingModel: {bytes: Uint8Array, name: string, saved?: import('./autosave.js').Saved & {held: boolean}} | null,
- *   continueFrom: {file: Uint8Array, companion: Uint8Array | null, band: [number, any[]][]} | null, continues: number, fitWatch: boolean,
+ *   continueFrom: {file: Uint8Array, companion: Uint8Array | null, band: [number, any[]][], clock: import('./autosave.js').Clock} | null, continues: number, fitWatch: boolean,
  *   page: {hide: string[], controls: string[] | null, autoplay: boolean, only: string[] | null, seeds: number, compare: number | null, compare_steps: number | null, workers: number},
  *   workerRunning: boolean,
  *   companion: {worker: Worker | null, ready: boolean, started: boolean, running: boolean, backend: string | null,

@@ -53,8 +53,14 @@ test('a reload mid-run continues from the autosaved step with a straight run\'s 
     await waitFn(page, () => (window.plateauSaved?.step ?? 0) >= 15);
     const before = await page.evaluate(() => window.plateauSaved);
     assert.match(before.key, /^v=\d+&steps=80&eval-every=1&/, `saved under the run's address: ${before.key}`);
+    const clock = await page.evaluate(async (k) => (await (await import('/www/autosave.js')).findSaved(k)).clock, before.key);
+    assert.ok(clock.ms > 0 && clock.rows.every(([s]) => s <= before.step), `the saved clock: ${clock.ms} ms, ${clock.rows.length} rows`);
     await page.reload({ waitUntil: 'load' });
     await waitFn(page, () => !document.querySelector('#resumed').hidden);
+    // The training clock goes on from the saved run's (the times of its events stay true).
+    await waitFn(page, () => Number(document.querySelector('#step').textContent) > 0);
+    const elapsed = Number(await text(page, '#elapsed'));
+    assert.ok(elapsed >= clock.ms / 1000 - 0.05, `elapsed ${elapsed} s goes on from the saved ${clock.ms / 1000} s`);
     const line = await text(page, '#resumed-text');
     t.diagnostic(line);
     const from = Number((/^Continued from step (\d+), where this address was left\.$/.exec(line) || [])[1]);
