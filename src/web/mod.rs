@@ -110,8 +110,8 @@ pub fn param_schema() -> JsValue {
     to_js(&rows)
 }
 
-/// Parses a URL query (`a=1&b=2`, leading `?` optional) into a config: `{config, pairs,
-/// notices}` where `notices` name every rejected value and the safe value used instead.
+/// Parses a URL query (`a=1&b=2`, leading `?` optional) into a config: `{config, notices}`
+/// where `notices` name every rejected value and the safe value used instead.
 #[wasm_bindgen(js_name = parseQuery)]
 pub fn parse_query(query: String) -> JsValue {
     let (cfg, mut notices) = config_from_query(&query);
@@ -119,12 +119,9 @@ pub fn parse_query(query: String) -> JsValue {
     #[derive(Serialize)]
     struct Out {
         config: RunConfig,
-        values: Vec<(String, String)>,
-        non_default: Vec<(String, String)>,
         notices: Vec<String>,
     }
-    let values = PARAMS.iter().map(|p| (p.key.to_string(), cfg.get(p.key).unwrap())).collect();
-    to_js(&Out { non_default: cfg.non_default_pairs(), values, config: cfg, notices })
+    to_js(&Out { config: cfg, notices })
 }
 
 /// A config from a query string ([`crate::config::from_query`]) with the notices as text.
