@@ -418,16 +418,6 @@ impl AnchorTask {
         REASONING_ANCHORS.iter().chain(MEMORY_ANCHORS.iter()).copied().collect()
     }
 
-    /// The reasoning anchors `1..=4`.
-    pub fn reasoning_anchor_tokens() -> Vec<i64> {
-        REASONING_ANCHORS.to_vec()
-    }
-
-    /// The memory anchors `5..=8`.
-    pub fn memory_anchor_tokens() -> Vec<i64> {
-        MEMORY_ANCHORS.to_vec()
-    }
-
     fn push_sample(&self, out: &mut AnchorBatch, kind: Subset, rng: &mut ChaCha8Rng) {
         let mut row = [0i64; MAX_SEQ_LEN];
         let row = &mut row[..self.seq_len];
