@@ -197,6 +197,48 @@ fn no_page_module_imports_one_that_imports_it_back() {
     assert!(edges["app.js"].contains("chapters/syntax.js"), "{edges:?}");
 }
 
+/// Which sibling modules each file of the command-line tool's folders (`src/bin/plateau/cli/`,
+/// `src/bin/plateau/bench/`) names through `super::x` or `use super::{x, …}`; what the parent
+/// itself declares (`super::Flags`, `super::linked_keys`) is not a sibling and not an edge.
+fn cli_imports(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    let name = |p: &Path| p.file_stem().unwrap().to_str().unwrap().to_string();
+    let siblings: BTreeSet<String> = files.iter().map(|p| name(p)).filter(|n| n != "mod").collect();
+    let word = |s: &str| s.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for line in code.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
+            for (i, _) in line.match_indices("super::") {
+                let rest = &line[i + "super::".len()..];
+                let named: Vec<String> = match rest.strip_prefix('{') {
+                    Some(list) => list.split('}').next().unwrap().split(',').map(|p| word(p.trim())).collect(),
+                    None => vec![word(rest)],
+                };
+                for to in named.into_iter().filter(|n| siblings.contains(n) && *n != name(f)) {
+                    edges.entry(name(f)).or_default().insert(to);
+                }
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_cli_module_imports_one_that_imports_it_back() {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin/plateau");
+    let cli = cli_imports(&bin.join("cli"));
+    assert_no_circle(&cli);
+    // The rule can see both forms: `use super::shared::…` and `use super::{output, …}`.
+    assert!(cli["reproduce_syntax"].contains("shared") && cli["shared"].contains("output"), "{cli:?}");
+    assert_no_circle(&cli_imports(&bin.join("bench")));
+}
+
 #[test]
 fn no_rust_file_is_over_700_lines() {
     let mut files = vec![];

@@ -55,6 +55,7 @@ mod reproduce_syntax;
 mod shared;
 mod stop;
 mod sweep;
+mod tables;
 use bench_cmd::cmd_bench;
 use parity::cmd_parity_dump;
 use reproduce::cmd_reproduce;

@@ -4,7 +4,7 @@
 //! calls it again whenever it rewrites a section of the repository's `REPRODUCTION.md`
 //! ([`refresh_after_section`]), so the file follows the runs.
 
-use super::reproduce_syntax::SYNTAX_DESIGN;
+use super::tables::SYNTAX_DESIGN;
 use super::{output, CliError};
 use plateau::config::RunConfig;
 use plateau::measured::{build, sections, to_json, Found, Section};

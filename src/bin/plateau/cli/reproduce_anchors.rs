@@ -20,8 +20,8 @@ const DEFAULT: &[(&str, &str)] = &[
     ("snapshot-every", "50"),
 ];
 
-/// Config changes as `(key, value)` pairs.
-pub(super) type Pairs = &'static [(&'static str, &'static str)];
+/// Config changes as `(key, value)` pairs (declared in the CLI's leaf module of run tables).
+pub(super) use super::tables::Pairs;
 
 /// The chapter 2 ablation: each configuration changes one factor of the mixed reconstruction
 /// (the engine's chapter 2 task before issue 17) toward the predecessor's pure reasoning task, the
